@@ -1,0 +1,13 @@
+import { migration0001 } from './0001-tenants-and-api-keys.js';
+
+/**
+ * A numbered migration: statements run in order inside one transaction. Migrations are
+ * append-only: once merged, a migration is never edited; a change is a new number.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [migration0001];

@@ -1,0 +1,111 @@
+/**
+ * A Kysely dialect for PGlite (embedded PostgreSQL compiled to WebAssembly). PGlite is one
+ * connection: concurrent Kysely callers must take turns, or statements of two transactions would
+ * interleave on it. The driver hands the single connection out under a FIFO mutex, so a transaction
+ * holds it from BEGIN to COMMIT. A failed statement inside a transaction poisons the session until
+ * ROLLBACK; Kysely's transaction wrapper always rolls back on error, which keeps the connection usable.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+class PgliteConnection implements DatabaseConnection {
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(compiled.sql, [...compiled.parameters]);
+    const affected = result.affectedRows;
+    return {
+      rows: result.rows,
+      ...(affected !== undefined && compiled.query.kind !== 'SelectQueryNode'
+        ? { numAffectedRows: BigInt(affected) }
+        : {}),
+    };
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not supported; the method must exist.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite dialect does not support streaming');
+  }
+}
+
+class PgliteDriver implements Driver {
+  private readonly connection: PgliteConnection;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly releases = new WeakMap<DatabaseConnection, () => void>();
+
+  constructor(private readonly pglite: PGlite) {
+    this.connection = new PgliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {
+    await this.pglite.waitReady;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release: () => void = () => {};
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const previous = this.queue;
+    this.queue = previous.then(() => turn);
+    await previous;
+    this.releases.set(this.connection, release);
+    return this.connection;
+  }
+
+  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
+    await conn.executeQuery(CompiledQuery.raw(`begin${isolation}`));
+  }
+
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    const release = this.releases.get(conn);
+    this.releases.delete(conn);
+    release?.();
+  }
+
+  async destroy(): Promise<void> {
+    // The PGlite instance is owned by whoever created it (it may be shared by two apps in tests).
+  }
+}
+
+/** Kysely dialect over an existing PGlite instance. */
+export class PgliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite) {}
+
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): Driver {
+    return new PgliteDriver(this.pglite);
+  }
+
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's own Dialect signature uses Kysely<any>.
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+}

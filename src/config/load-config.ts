@@ -1,0 +1,181 @@
+/**
+ * The service's configuration: read once from an environment object, validated, frozen. This is
+ * the only module that knows environment variable names (decisions.md, "Running the service").
+ */
+import ipaddr from 'ipaddr.js';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly redisUrl: string | null;
+  readonly jwt: JwtConfig;
+  readonly apiKeyPrefix: string;
+  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateWebhooks: boolean;
+  readonly webhookRetryDelaysMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly workers: number;
+  readonly workerConcurrency: number;
+  readonly defaultMonthlyScanQuota: number;
+  readonly trustedProxies: readonly string[];
+  readonly authFailuresPerMinute: number;
+  readonly logLevel: string;
+}
+
+export type JwtConfig =
+  | { readonly mode: 'secret'; readonly secret: string | null }
+  | {
+      readonly mode: 'jwks';
+      readonly jwksUrl: string;
+      readonly issuer: string | null;
+      readonly audience: string | null;
+    };
+
+/** A bad value; `main` prints the one-line message and exits with code 1. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) {
+    return fallback;
+  }
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) {
+    return false;
+  }
+  if (raw === 'true' || raw === '1') {
+    return true;
+  }
+  if (raw === 'false' || raw === '0') {
+    return false;
+  }
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) {
+    return null;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
+function retryDelays(env: Env): number[] {
+  const raw = read(env, 'WEBHOOK_RETRY_DELAYS_MS') ?? '0,60000,120000,240000';
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length !== 4 || parts.some((part) => !/^\d+$/.test(part))) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_DELAYS_MS',
+      `must be 4 comma-separated non-negative integers, got "${raw}"`,
+    );
+  }
+  return parts.map(Number);
+}
+
+function trustedProxies(env: Env): string[] {
+  const raw = read(env, 'TRUSTED_PROXIES');
+  if (raw === undefined) {
+    return [];
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) {
+      throw new ConfigError(
+        'TRUSTED_PROXIES',
+        `has an entry that is not an address or CIDR: "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
+function jwtConfig(env: Env): JwtConfig {
+  const jwksUrl = url(env, 'JWT_JWKS_URL', ['https:', 'http:']);
+  const secret = read(env, 'JWT_SECRET') ?? null;
+  if (jwksUrl !== null) {
+    if (secret !== null) {
+      throw new ConfigError('JWT_JWKS_URL', 'cannot be combined with JWT_SECRET; set only one');
+    }
+    return {
+      mode: 'jwks',
+      jwksUrl,
+      issuer: read(env, 'JWT_ISSUER') ?? null,
+      audience: read(env, 'JWT_AUDIENCE') ?? null,
+    };
+  }
+  if (secret !== null && Buffer.byteLength(secret, 'utf8') < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long');
+  }
+  return { mode: 'secret', secret };
+}
+
+/** Builds the frozen configuration from an environment object (normally `process.env`). */
+export function loadConfig(env: Env): Config {
+  const prefix = read(env, 'API_KEY_PREFIX') ?? 'rmp';
+  if (!/^[a-z][a-z0-9]{1,15}$/.test(prefix)) {
+    throw new ConfigError(
+      'API_KEY_PREFIX',
+      'must be 2-16 lower-case letters or digits, starting with a letter',
+    );
+  }
+  const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of fatal, error, warn, info, debug, trace, silent`,
+    );
+  }
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: read(env, 'DATA_DIR') ?? './data',
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    jwt: Object.freeze(jwtConfig(env)),
+    apiKeyPrefix: prefix,
+    allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS'),
+    allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),
+    webhookRetryDelaysMs: Object.freeze(retryDelays(env)),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
+    workers: integer(env, 'WORKERS', 1, 0, 64),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
+    trustedProxies: Object.freeze(trustedProxies(env)),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),
+    logLevel,
+  });
+}
