@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 
 /** Row types of every table, gathered for Kysely. Column names are the SQL ones (snake_case). */
 export interface Database {
@@ -7,14 +7,18 @@ export interface Database {
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
 
 export interface TenantsTable {
   id: string;
   status: 'active' | 'suspended';
   monthly_scan_quota: number;
-  created_at: Generated<Timestamp>;
-  updated_at: Generated<Timestamp>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface ApiKeysTable {
@@ -32,7 +36,7 @@ export interface ApiKeysTable {
   rate_limit_per_day: number;
   rate_limit_bucket: string;
   expires_at: NullableTimestamp;
-  created_at: Generated<Timestamp>;
+  created_at: Timestamp;
   created_by: string | null;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;

@@ -1,0 +1,59 @@
+import type { Config } from '../../config/load-config.js';
+import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
+import type { Scope } from '../../domain/api-keys/scopes.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  Clock,
+  IdSource,
+  TenantStore,
+} from '../../use-cases/ports.js';
+import type { TokenVerifier } from '../auth-tokens/jwt.js';
+import type { RateLimitStore } from '../rate-limit-store/rate-limit-store.js';
+
+/** One engine as GET /api/v1/engines reports it. */
+export interface EngineAvailability {
+  readonly name: string;
+  readonly description: string;
+  readonly available: boolean;
+  readonly version: string | null;
+  readonly targetTypes: readonly string[];
+  readonly optionsSchema: unknown;
+}
+
+/** Everything the HTTP layer needs, built once by main/compose.ts (or a test harness). */
+export interface AppDeps {
+  readonly config: Config;
+  readonly apiKeys: ApiKeyStore;
+  readonly tenants: TenantStore;
+  readonly rateLimits: RateLimitStore;
+  readonly tokens: TokenVerifier;
+  readonly engines: readonly EngineAvailability[];
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly randomBytes: RandomBytes;
+  /** Whether the database answers (for /readyz). */
+  ping(): Promise<boolean>;
+}
+
+/** Who is calling: an API key (tenant routes) or a dashboard JWT. */
+export type AuthContext =
+  | { readonly kind: 'api-key'; readonly tenantId: string; readonly key: ApiKeyRecord }
+  | {
+      readonly kind: 'jwt';
+      readonly tenantId: string;
+      readonly subject: string;
+      readonly admin: boolean;
+    };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyContextConfig {
+    /** Scope an API key needs for this route; absent: any valid key. */
+    scope?: Scope;
+    /** JWT routes: only tokens with role admin. */
+    admin?: boolean;
+  }
+}

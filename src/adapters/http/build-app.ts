@@ -1,0 +1,103 @@
+/**
+ * The HTTP application: Fastify with the error envelope, schema validation, request ids, the
+ * OpenAPI document, and three encapsulated contexts: public, API key, JWT. Building the app never
+ * listens; main/server.ts and the tests decide where it listens.
+ */
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError } from '../../domain/errors.js';
+import type { AppDeps } from './app-deps.js';
+import { errorHandler, sendApiError } from './error-handler.js';
+import { OPENAPI_OPTIONS } from './openapi-options.js';
+import { createApiKeyAuthHook } from './plugins/api-key-auth.js';
+import { createAuthFailureLimiter } from './plugins/auth-failures.js';
+import { createJwtAuthHook } from './plugins/jwt-auth.js';
+import { registerAdminRoutes } from './routes/admin/index.js';
+import { registerApiKeyRoutes } from './routes/api-keys/index.js';
+import { registerListEngines } from './routes/engines/list-engines.js';
+import { registerHealth } from './routes/system/health.js';
+import { registerOpenApi } from './routes/system/openapi.js';
+import { ApiKeyView, TenantView } from './schemas/api-key.js';
+import { ErrorEnvelope } from './schemas/envelope.js';
+import { validatorCompiler } from './validation.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    // Typed as Fastify's base logger so route modules can take a plain FastifyInstance.
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
+    requestIdHeader: 'x-request-id',
+    // An incoming id is kept only when it is short and plain; otherwise a fresh UUID.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming)
+        ? incoming
+        : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendApiError(
+      reply,
+      new ApiError('NOT_FOUND', { method: request.method, path: request.url.split('?')[0] ?? '' }),
+    ),
+  );
+  registerJsonParser(app);
+  app.decorateRequest('auth', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  for (const schema of [ErrorEnvelope, ApiKeyView, TenantView]) {
+    app.addSchema(schema);
+  }
+  await app.register(swagger, OPENAPI_OPTIONS);
+
+  const failures = createAuthFailureLimiter(deps.rateLimits, deps.config.authFailuresPerMinute);
+  app.addHook('onResponse', failures.countFailure);
+
+  registerHealth(app, deps);
+  registerOpenApi(app);
+  await app.register(async (apiKeyContext) => {
+    apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
+    registerListEngines(apiKeyContext, deps);
+  });
+  await app.register(async (jwtContext) => {
+    jwtContext.addHook('onRequest', createJwtAuthHook(deps, failures));
+    registerApiKeyRoutes(jwtContext, deps);
+    registerAdminRoutes(jwtContext, deps);
+  });
+  return app;
+}
+
+/**
+ * JSON bodies: an empty body counts as no body (a DELETE with `Content-Type: application/json` and
+ * nothing else is fine); anything else goes through Fastify's own parser, which refuses
+ * `__proto__` and `constructor.prototype` keys.
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(request, String(body), done);
+  });
+  // A route with a body schema and no body is validated as an empty object, so a missing body
+  // answers "Missing required field: name" rather than a type error.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) {
+      request.body = {};
+    }
+  });
+}

@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
+import { maskAddressForLimit, retryAfterSeconds } from '../../../domain/rate-limits/headers.js';
+import { MINUTE, type WindowSpec } from '../../../domain/rate-limits/windows.js';
+import type { RateLimitStore } from '../../rate-limit-store/rate-limit-store.js';
+
+/**
+ * Failed authentication is limited per source address (IPv6 per /64), so key guessing is slow:
+ * after AUTH_FAILURES_PER_MINUTE answers of 401 in one UTC minute, the address's next requests get
+ * 429 until the minute ends. Only 401 answers count.
+ */
+export function createAuthFailureLimiter(store: RateLimitStore, perMinute: number) {
+  const windows: WindowSpec[] = [{ name: 'minute', seconds: MINUTE, limit: perMinute }];
+  const bucketOf = (request: FastifyRequest) => `authfail:${maskAddressForLimit(request.ip)}`;
+  return {
+    /** Throws 429 RATE_LIMIT_EXCEEDED when the address has used up its failures. */
+    async assertNotBlocked(request: FastifyRequest): Promise<void> {
+      const decision = await store.peek(bucketOf(request), windows);
+      if (!decision.allowed) {
+        const seconds = retryAfterSeconds(decision);
+        throw new ApiError(
+          'RATE_LIMIT_EXCEEDED',
+          { seconds },
+          { headers: { 'retry-after': String(seconds) } },
+        );
+      }
+    },
+    /** onResponse hook: counts a 401 against its address. */
+    async countFailure(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      if (reply.statusCode !== 401) {
+        return;
+      }
+      try {
+        await store.consume(bucketOf(request), windows);
+      } catch (error) {
+        request.log.warn({ err: error }, 'could not count an authentication failure');
+      }
+    },
+  };
+}
+
+export type AuthFailureLimiter = ReturnType<typeof createAuthFailureLimiter>;

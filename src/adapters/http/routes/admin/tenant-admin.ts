@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { setTenantQuota, setTenantStatus } from '../../../../use-cases/tenants/manage-tenants.js';
+import type { AppDeps } from '../../app-deps.js';
+import { TenantIdParams, TenantView } from '../../schemas/api-key.js';
+import { BODY_CODES, errorResponses, JWT_AUTH_CODES, success } from '../../schemas/envelope.js';
+
+const TenantResponse = success(Type.Object({ tenant: Type.Ref(TenantView) }));
+const ADMIN_CODES = [...JWT_AUTH_CODES, 'ADMIN_REQUIRED', 'TENANT_NOT_FOUND'] as const;
+
+/** POST /api/v1/admin/tenants/:tenantId/suspend and /reinstate (admin JWT). */
+export function registerTenantSuspension(app: FastifyInstance, deps: AppDeps): void {
+  for (const action of ['suspend', 'reinstate'] as const) {
+    app.post<{ Params: { tenantId: string } }>(
+      `/api/v1/admin/tenants/:tenantId/${action}`,
+      {
+        config: { admin: true },
+        schema: {
+          summary: action === 'suspend' ? 'Suspend a tenant' : 'Reinstate a suspended tenant',
+          tags: ['admin'],
+          security: [{ bearerAuth: [] }],
+          params: TenantIdParams,
+          response: { 200: TenantResponse, ...errorResponses(...ADMIN_CODES) },
+        },
+      },
+      async (request) => {
+        const status = action === 'suspend' ? 'suspended' : 'active';
+        const tenant = await setTenantStatus(deps.tenants, request.params.tenantId, status);
+        return { success: true, data: { tenant } };
+      },
+    );
+  }
+}
+
+/** PUT /api/v1/admin/tenants/:tenantId/quota (admin JWT). */
+export function registerTenantQuota(app: FastifyInstance, deps: AppDeps): void {
+  app.put<{ Params: { tenantId: string }; Body: { monthlyScanQuota: number } }>(
+    '/api/v1/admin/tenants/:tenantId/quota',
+    {
+      config: { admin: true },
+      schema: {
+        summary: "Set a tenant's monthly scan quota (0: no more scans)",
+        tags: ['admin'],
+        security: [{ bearerAuth: [] }],
+        params: TenantIdParams,
+        body: Type.Object({ monthlyScanQuota: Type.Integer({ minimum: 0, maximum: 10_000_000 }) }),
+        response: { 200: TenantResponse, ...errorResponses(...ADMIN_CODES, ...BODY_CODES) },
+      },
+    },
+    async (request) => {
+      const tenant = await setTenantQuota(
+        deps.tenants,
+        request.params.tenantId,
+        request.body.monthlyScanQuota,
+      );
+      return { success: true, data: { tenant } };
+    },
+  );
+}

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app-deps.js';
+import {
+  API_KEY_AUTH_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+
+const Engine = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    available: Type.Boolean({
+      description: 'Whether a worker here can run it now (binary found on PATH)',
+    }),
+    version: Type.Union([Type.String(), Type.Null()]),
+    targetTypes: Type.Array(Type.String()),
+    optionsSchema: Type.Unknown({ description: 'JSON Schema of the engine options' }),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /api/v1/engines: any valid key (no scope); availability was probed once at start. */
+export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
+  const body = { success: true, data: { engines: deps.engines } };
+  app.get(
+    '/api/v1/engines',
+    {
+      schema: {
+        summary: 'The ten scan engines, their target types, options and availability',
+        tags: ['engines'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        response: {
+          200: {
+            ...success(Type.Object({ engines: Type.Array(Engine) })),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(...API_KEY_AUTH_CODES),
+        },
+      },
+    },
+    async () => body,
+  );
+}

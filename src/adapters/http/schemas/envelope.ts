@@ -1,0 +1,82 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../../../domain/errors.js';
+
+/** `{ success: true, data }`: the success envelope of the specification. */
+export function success<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data }, { additionalProperties: false });
+}
+
+/** `{ success: false, error, code }`; `code` lists every code of the catalog. */
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: 'Human-readable message' }),
+    code: Type.Union(
+      ERROR_CODES.map((code) => Type.Literal(code)),
+      { description: 'Stable machine-readable code' },
+    ),
+  },
+  { $id: 'ErrorEnvelope', additionalProperties: false },
+);
+
+const ErrorRef = Type.Ref('ErrorEnvelope');
+
+/** Response schemas for the statuses these codes answer with, each described by its codes. */
+export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Unsafe({ ...ErrorRef, description: list.join(', ') });
+  }
+  return out;
+}
+
+/** Codes any API-key route can answer with before its own logic runs. */
+export const API_KEY_AUTH_CODES: ErrorCode[] = [
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'KEY_EXPIRED',
+  'KEY_REVOKED',
+  'KEY_SUSPENDED',
+  'TENANT_SUSPENDED',
+  'IP_NOT_ALLOWED',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+];
+
+/** Codes any JWT route can answer with before its own logic runs. */
+export const JWT_AUTH_CODES: ErrorCode[] = [
+  'MISSING_AUTH_TOKEN',
+  'INVALID_AUTH_TOKEN',
+  'TENANT_SUSPENDED',
+  'RATE_LIMIT_EXCEEDED',
+];
+
+/** Codes the body parser can answer with on routes that take a body. */
+export const BODY_CODES: ErrorCode[] = [
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'MISSING_REQUIRED_FIELD',
+  'INVALID_FIELD_TYPE',
+  'INVALID_FIELD_VALUE',
+];
+
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': {
+    schema: { type: 'integer' as const },
+    description: 'Requests allowed in the window nearest exhaustion',
+  },
+  'X-RateLimit-Remaining': {
+    schema: { type: 'integer' as const },
+    description: 'Requests left in that window',
+  },
+  'X-RateLimit-Reset': {
+    schema: { type: 'integer' as const },
+    description: 'Unix epoch seconds when that window resets',
+  },
+};

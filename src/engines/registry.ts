@@ -1,0 +1,30 @@
+import { ENGINE_NAMES, type EngineDefinition, type EngineName } from './engine.js';
+import { harvesterEngine } from './harvester/engine.js';
+import { niktoEngine } from './nikto/engine.js';
+import { nmapEngine } from './nmap/engine.js';
+import { nucleiEngine } from './nuclei/engine.js';
+import { sentinelEngine } from './sentinel/engine.js';
+import { sqlmapEngine } from './sqlmap/engine.js';
+import { sublist3rEngine } from './sublist3r/engine.js';
+import { trivyEngine } from './trivy/engine.js';
+import { wapitiEngine } from './wapiti/engine.js';
+import { zapEngine } from './zap/engine.js';
+
+/** Every engine of the specification, by name. */
+export const ENGINES: Readonly<Record<EngineName, EngineDefinition>> = {
+  nmap: nmapEngine,
+  zap: zapEngine,
+  trivy: trivyEngine,
+  nuclei: nucleiEngine,
+  nikto: niktoEngine,
+  sqlmap: sqlmapEngine,
+  wapiti: wapitiEngine,
+  harvester: harvesterEngine,
+  sublist3r: sublist3rEngine,
+  sentinel: sentinelEngine,
+};
+
+/** The engines in the specification's order. */
+export function listEngines(): EngineDefinition[] {
+  return ENGINE_NAMES.map((name) => ENGINES[name]);
+}

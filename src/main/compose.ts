@@ -1,0 +1,123 @@
+/**
+ * The composition root: builds every adapter once from the configuration and wires them into the
+ * HTTP app. Nothing else constructs adapters, so tests can build the same graph with their own
+ * database, clock or log destination.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { DestinationStream, Logger } from 'pino';
+import { createTokenVerifier } from '../adapters/auth-tokens/jwt.js';
+import { loadOrCreateJwtSecret } from '../adapters/auth-tokens/jwt-secret-file.js';
+import { createApiKeyStore } from '../adapters/db/api-keys.repository.js';
+import {
+  connectPglite,
+  connectPostgres,
+  type DatabaseHandle,
+  openPglite,
+} from '../adapters/db/connect.js';
+import { migrate } from '../adapters/db/migrate.js';
+import { createTenantStore } from '../adapters/db/tenants.repository.js';
+import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
+import { buildApp } from '../adapters/http/build-app.js';
+import { createLogger } from '../adapters/http/logger.js';
+import { probeEngineBinaries } from '../adapters/process/probe-binaries.js';
+import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
+import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
+import type { Config } from '../config/load-config.js';
+import { listEngines } from '../engines/registry.js';
+
+export interface ComposeOptions {
+  /** An already open database (tests share one between two apps); otherwise from the config. */
+  database?: DatabaseHandle;
+  /** Engine availability; otherwise probed once from PATH. */
+  engines?: readonly EngineAvailability[];
+  rateLimits?: RateLimitStore;
+  logDestination?: DestinationStream;
+}
+
+export interface ComposedApp {
+  readonly app: FastifyInstance;
+  readonly deps: AppDeps;
+  readonly database: DatabaseHandle;
+  readonly logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database and applies pending migrations. */
+export async function openDatabase(config: Config): Promise<DatabaseHandle> {
+  const handle = config.databaseUrl
+    ? connectPostgres(config.databaseUrl)
+    : connectPglite((await openPglite(config.dataDir)).pglite);
+  await migrate(handle.db);
+  return handle;
+}
+
+/** Probes every engine's binary once and reports it as GET /api/v1/engines shows it. */
+export async function probeEngines(): Promise<EngineAvailability[]> {
+  const engines = listEngines();
+  const probes = await probeEngineBinaries(engines);
+  return engines.map((engine) => {
+    const probe = probes.get(engine.name);
+    const memberEngines = engines.filter((e) => e.binary !== null);
+    const available =
+      engine.binary === null
+        ? memberEngines.some((member) => probes.get(member.name)?.installed === true)
+        : probe?.installed === true;
+    return {
+      name: engine.name,
+      description: engine.description,
+      available,
+      version: probe?.version ?? null,
+      targetTypes: [...engine.targetTypes],
+      optionsSchema: engine.optionsSchema,
+    };
+  });
+}
+
+/** The HS256 secret: JWT_SECRET, or the one generated into DATA_DIR on first start. */
+export async function resolveJwtSecret(config: Config): Promise<string | null> {
+  if (config.jwt.mode !== 'secret') {
+    return null;
+  }
+  return config.jwt.secret ?? (await loadOrCreateJwtSecret(config.dataDir));
+}
+
+export async function composeApp(
+  config: Config,
+  options: ComposeOptions = {},
+): Promise<ComposedApp> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const database = options.database ?? (await openDatabase(config));
+  const rateLimits =
+    options.rateLimits ??
+    (config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : createMemoryRateLimitStore());
+  const deps: AppDeps = {
+    config,
+    apiKeys: createApiKeyStore(database.db),
+    tenants: createTenantStore(database.db),
+    rateLimits,
+    tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),
+    engines: options.engines ?? (await probeEngines()),
+    clock: { now: () => new Date() },
+    ids: { uuid: randomUUID },
+    randomBytes,
+    ping: () => database.ping(),
+  };
+  const app = await buildApp(deps, logger);
+  return {
+    app,
+    deps,
+    database,
+    logger,
+    async close() {
+      await app.close();
+      if (!options.rateLimits) {
+        await rateLimits.close();
+      }
+      if (!options.database) {
+        await database.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { ApiError } from '../../domain/errors.js';
+import type { Tenant, TenantStore } from '../ports.js';
+
+/** Suspends or reinstates a tenant (admin); repeating either is harmless. */
+export async function setTenantStatus(
+  tenants: TenantStore,
+  tenantId: string,
+  status: Tenant['status'],
+): Promise<Tenant> {
+  const tenant = await tenants.setStatus(tenantId, status);
+  if (!tenant) {
+    throw new ApiError('TENANT_NOT_FOUND');
+  }
+  return tenant;
+}
+
+/** Sets a tenant's monthly scan quota (admin); 0 stops new scans. */
+export async function setTenantQuota(
+  tenants: TenantStore,
+  tenantId: string,
+  monthlyScanQuota: number,
+): Promise<Tenant> {
+  const tenant = await tenants.setQuota(tenantId, monthlyScanQuota);
+  if (!tenant) {
+    throw new ApiError('TENANT_NOT_FOUND');
+  }
+  return tenant;
+}

@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisRateLimitStore } from '../../src/adapters/rate-limit-store/redis-store.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+
+let database: TestDatabase;
+let app: TestApp;
+let token: string;
+let tenantId: string;
+let admin: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp(database.handle);
+  tenantId = randomUUID();
+  token = await tokenFor(tenantId);
+  admin = await tokenFor(randomUUID(), { admin: true });
+});
+
+afterAll(async () => {
+  await app.close();
+  await database.destroy();
+});
+
+const engines = (headers: Record<string, string> = {}) =>
+  app.request('/api/v1/engines', { headers });
+
+function expectRateLimitHeaders(headers: Headers) {
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    expect(headers.get(name), name).toMatch(/^\d+$/);
+  }
+}
+
+describe('GET /api/v1/engines behind the key pipeline', () => {
+  it('lists the ten engines with target types, options schema and availability', async () => {
+    const { rawKey } = await createKey(app, token, { scopes: ['usage:read'] });
+    const response = await engines({ 'x-api-key': rawKey });
+    expect(response.status).toBe(200);
+    const list = response.body.data.engines as Array<Record<string, unknown>>;
+    expect(list.map((e) => e.name)).toEqual([
+      'nmap',
+      'zap',
+      'trivy',
+      'nuclei',
+      'nikto',
+      'sqlmap',
+      'wapiti',
+      'harvester',
+      'sublist3r',
+      'sentinel',
+    ]);
+    expect(list[0]).toMatchObject({ name: 'nmap', available: true, version: '7.93' });
+    expect(list[0]?.targetTypes).toEqual(
+      expect.arrayContaining(['host', 'ip', 'network', 'domain']),
+    );
+    expect(list[0]?.optionsSchema).toMatchObject({ type: 'object', additionalProperties: false });
+    expectRateLimitHeaders(response.headers);
+  });
+
+  it('accepts a dashboard JWT in place of a key, without rate-limit headers', async () => {
+    const response = await engines(bearer(token));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('401 codes of the key pipeline', () => {
+  it('answers MISSING_API_KEY without a header, and when the key comes as Bearer or in the query', async () => {
+    const { rawKey } = await createKey(app, token);
+    const none = await engines();
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({
+      success: false,
+      error: 'Missing API key: send it in the X-API-Key header',
+      code: 'MISSING_API_KEY',
+    });
+    expect(none.headers.get('x-ratelimit-limit')).toBeNull();
+    const asBearer = await engines(bearer(rawKey));
+    expect(asBearer.body.code).toBe('MISSING_API_KEY');
+    expect(asBearer.body.error).toContain('X-API-Key header');
+    const inQuery = await app.request(`/api/v1/engines?api_key=${rawKey}`);
+    expect(inQuery.body.code).toBe('MISSING_API_KEY');
+    const badJwt = await engines(bearer('a.b.c'));
+    expect(badJwt.body.code).toBe('MISSING_API_KEY');
+  });
+
+  it.each([
+    ['a wrong prefix', `xyz_sk_${'a'.repeat(40)}`],
+    ['39 characters', `rmp_sk_${'a'.repeat(39)}`],
+    ['a character outside base62', `rmp_sk_${'a'.repeat(39)}_`],
+    ['an unknown well-formed key', `rmp_sk_${'a'.repeat(40)}`],
+  ])('answers INVALID_API_KEY for %s', async (_label, key) => {
+    const response = await engines({ 'x-api-key': key });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Invalid API key',
+      code: 'INVALID_API_KEY',
+    });
+  });
+});
+
+describe('order of checks (one test per adjacent pair)', () => {
+  it('key status before tenant: a revoked key of a suspended tenant gets 401 KEY_REVOKED', async () => {
+    const victim = randomUUID();
+    const key = await createKey(app, await tokenFor(victim));
+    await app.request(`/api/v1/api-keys/${key.id}`, {
+      method: 'DELETE',
+      headers: bearer(await tokenFor(victim)),
+    });
+    await app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
+      method: 'POST',
+      headers: bearer(admin),
+    });
+    const response = await engines({ 'x-api-key': key.rawKey });
+    expect(response.body.code).toBe('KEY_REVOKED');
+  });
+
+  it('tenant before IP: a suspended tenant key from a disallowed address gets 403 TENANT_SUSPENDED', async () => {
+    const victim = randomUUID();
+    const key = await createKey(app, await tokenFor(victim), {
+      allowedIpAddresses: ['203.0.113.7'],
+    });
+    await app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
+      method: 'POST',
+      headers: bearer(admin),
+    });
+    const response = await engines({ 'x-api-key': key.rawKey });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('TENANT_SUSPENDED');
+    expectRateLimitHeaders(response.headers);
+  });
+
+  it('IP before rate limit: a disallowed address gets 403 IP_NOT_ALLOWED and consumes nothing', async () => {
+    const key = await createKey(app, token, {
+      allowedIpAddresses: ['203.0.113.7'],
+      rateLimitPerMinute: 1,
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await engines({ 'x-api-key': key.rawKey });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({
+        success: false,
+        error: 'Source IP address is not allowed for this API key',
+        code: 'IP_NOT_ALLOWED',
+      });
+      expectRateLimitHeaders(response.headers);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('1');
+    }
+  });
+
+  it('rate limit before scope: a key over its limit and without the scope gets 429 first', async () => {
+    // GET /api/v1/engines needs no scope, so a scoped route is exercised through a test-only scope check:
+    // the scope step is proven on key management's neighbour in scope.test.ts; here the 429 wins.
+    const key = await createKey(app, token, { rateLimitPerMinute: 1 });
+    expect((await engines({ 'x-api-key': key.rawKey })).status).toBe(200);
+    const limited = await engines({ 'x-api-key': key.rawKey });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('RATE_LIMIT_EXCEEDED');
+  });
+
+  it('the IP allowlist matches the loopback peer, also written as an IPv4-mapped address', async () => {
+    for (const entry of ['127.0.0.1', '::ffff:127.0.0.1', '127.0.0.0/8']) {
+      const key = await createKey(app, token, { allowedIpAddresses: [entry] });
+      expect((await engines({ 'x-api-key': key.rawKey })).status).toBe(200);
+    }
+  });
+
+  it('a spoofed X-Forwarded-For from an untrusted peer is not believed', async () => {
+    const key = await createKey(app, token, { allowedIpAddresses: ['203.0.113.7'] });
+    const response = await engines({ 'x-api-key': key.rawKey, 'x-forwarded-for': '203.0.113.7' });
+    expect(response.body.code).toBe('IP_NOT_ALLOWED');
+  });
+});
+
+describe('rate limits', () => {
+  it('sends the window nearest exhaustion, counts 4xx answers, and answers 429 with Retry-After', async () => {
+    const key = await createKey(app, token, { rateLimitPerMinute: 3, rateLimitPerHour: 100 });
+    const first = await engines({ 'x-api-key': key.rawKey });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+    const reset = Number(first.headers.get('x-ratelimit-reset'));
+    const now = Date.now() / 1000;
+    expect(reset % 60).toBe(0);
+    expect(reset).toBeGreaterThan(now);
+    expect(reset).toBeLessThanOrEqual(now + 60);
+    // A 404 behind the pipeline is not possible on this route; a 200 and a 200 use the rest.
+    await engines({ 'x-api-key': key.rawKey });
+    const third = await engines({ 'x-api-key': key.rawKey });
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+    const limited = await engines({ 'x-api-key': key.rawKey });
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.body).toEqual({
+      success: false,
+      error: `Rate limit exceeded. Retry in ${retryAfter} seconds.`,
+      code: 'RATE_LIMIT_EXCEEDED',
+    });
+    expectRateLimitHeaders(limited.headers);
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('reports the day window when it is nearest exhaustion', async () => {
+    const key = await createKey(app, token, {
+      rateLimitPerMinute: 100,
+      rateLimitPerHour: 100,
+      rateLimitPerDay: 5,
+    });
+    const response = await engines({ 'x-api-key': key.rawKey });
+    expect(response.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('4');
+    expect(Number(response.headers.get('x-ratelimit-reset')) % 86_400).toBe(0);
+  });
+
+  it('admits exactly 10 of 20 parallel requests on a limit of 10 (memory store)', async () => {
+    const key = await createKey(app, token, { rateLimitPerMinute: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => engines({ 'x-api-key': key.rawKey })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(10);
+  });
+
+  it('shares counters between a rotated key and its successor', async () => {
+    const key = await createKey(app, token, { rateLimitPerMinute: 4 });
+    await engines({ 'x-api-key': key.rawKey });
+    await engines({ 'x-api-key': key.rawKey });
+    const rotated = await app.request(`/api/v1/api-keys/${key.id}/rotate`, {
+      method: 'POST',
+      headers: bearer(token),
+    });
+    const successor = rotated.body.data.rawKey as string;
+    const third = await engines({ 'x-api-key': successor });
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('1');
+    await engines({ 'x-api-key': key.rawKey });
+    expect((await engines({ 'x-api-key': successor })).status).toBe(429);
+  });
+});
+
+describe('rate limits with Redis', () => {
+  it('admits exactly 10 of 20 parallel requests across two app instances sharing Redis', async () => {
+    const prefix = `rampart-test:${randomUUID()}:`;
+    const storeA = createRedisRateLimitStore('redis://127.0.0.1:6379', { keyPrefix: prefix });
+    const storeB = createRedisRateLimitStore('redis://127.0.0.1:6379', { keyPrefix: prefix });
+    const a = await startApp(database.handle, {}, { rateLimits: storeA });
+    const b = await startApp(database.handle, {}, { rateLimits: storeB });
+    try {
+      const key = await createKey(a, token, { rateLimitPerMinute: 10 });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? a : b).request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(10);
+      const reset = Number(results[0]?.headers.get('x-ratelimit-reset'));
+      expect(reset % 60).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+      await storeA.close();
+      await storeB.close();
+    }
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE (not 500) when Redis cannot be reached', async () => {
+    const store = createRedisRateLimitStore('redis://127.0.0.1:1');
+    const down = await startApp(database.handle, {}, { rateLimits: store });
+    try {
+      const key = await createKey(app, token);
+      const response = await down.request('/api/v1/engines', {
+        headers: { 'x-api-key': key.rawKey },
+      });
+      expect(response.status).toBe(503);
+      expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/);
+    } finally {
+      await down.close();
+      await store.close();
+    }
+  });
+});
+
+describe('two app instances on one database', () => {
+  it('a key revoked through one fails on the other at the very next request', async () => {
+    const second = database.connectAgain();
+    const other = await startApp(second);
+    try {
+      const key = await createKey(app, token);
+      expect(
+        (await other.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } })).status,
+      ).toBe(200);
+      await app.request(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(token) });
+      const next = await other.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+      expect(next.status).toBe(401);
+      expect(next.body.code).toBe('KEY_REVOKED');
+      const suspended = await createKey(other, token);
+      await other.request('/api/v1/engines', { headers: { 'x-api-key': suspended.rawKey } });
+      await app.request(`/api/v1/admin/api-keys/${suspended.id}/suspend`, {
+        method: 'POST',
+        headers: bearer(admin),
+      });
+      const after = await other.request('/api/v1/engines', {
+        headers: { 'x-api-key': suspended.rawKey },
+      });
+      expect(after.body.code).toBe('KEY_SUSPENDED');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('lastUsedAt', () => {
+  it('is written on first use and not again within the minute', async () => {
+    const key = await createKey(app, token);
+    await engines({ 'x-api-key': key.rawKey });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const first = await app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
+    const used = first.body.data.apiKey.lastUsedAt as string;
+    expect(used).not.toBeNull();
+    await engines({ 'x-api-key': key.rawKey });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
+    expect(second.body.data.apiKey.lastUsedAt).toBe(used);
+  });
+});
+
+describe('failed authentication per source address', () => {
+  it('turns the next requests into 429 after AUTH_FAILURES_PER_MINUTE 401 answers', async () => {
+    const limited = await startApp(database.handle, { AUTH_FAILURES_PER_MINUTE: '5' });
+    try {
+      const key = await createKey(limited, token);
+      for (let i = 0; i < 5; i++) {
+        const response = await limited.request('/api/v1/engines', {
+          headers: { 'x-api-key': `rmp_sk_${'b'.repeat(40)}` },
+        });
+        expect(response.status).toBe(401);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const blocked = await limited.request('/api/v1/engines', {
+        headers: { 'x-api-key': key.rawKey },
+      });
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(blocked.body.error).toBe(
+        `Rate limit exceeded. Retry in ${blocked.headers.get('retry-after')} seconds.`,
+      );
+      const jwtRoute = await limited.request('/api/v1/api-keys', { headers: bearer(token) });
+      expect(jwtRoute.status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A fresh database per test file: an in-memory PGlite by default, or, when
+ * RAMPART_TEST_DATABASE_URL is set, a new schema in that PostgreSQL (dropped afterwards), so runs
+ * and files never see each other's rows.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import {
+  connectPglite,
+  connectPostgres,
+  type DatabaseHandle,
+  openPglite,
+} from '../../src/adapters/db/connect.js';
+import { migrate } from '../../src/adapters/db/migrate.js';
+
+export const TEST_DATABASE_URL = process.env.RAMPART_TEST_DATABASE_URL ?? null;
+export const BACKEND = TEST_DATABASE_URL ? 'postgres' : 'pglite';
+
+export interface TestDatabase {
+  readonly handle: DatabaseHandle;
+  /** Opens another handle on the same database (a second "node"); closed by destroy(). */
+  connectAgain(): DatabaseHandle;
+  destroy(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (TEST_DATABASE_URL) {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const extra: DatabaseHandle[] = [];
+    const handle = connectPostgres(TEST_DATABASE_URL, { schema, poolSize: 5 });
+    await migrate(handle.db);
+    return {
+      handle,
+      connectAgain() {
+        const again = connectPostgres(TEST_DATABASE_URL, { schema, poolSize: 5 });
+        extra.push(again);
+        return again;
+      },
+      async destroy() {
+        await Promise.all([handle, ...extra].map((h) => h.close()));
+        const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await cleanup.connect();
+        await cleanup.query(`drop schema ${schema} cascade`);
+        await cleanup.end();
+      },
+    };
+  }
+  const { pglite } = await openPglite(null);
+  const handle = connectPglite(pglite, false);
+  await migrate(handle.db);
+  return {
+    handle,
+    // PGlite lives in this process: a second "node" is a second Kysely over the same instance.
+    connectAgain: () => connectPglite(pglite, false),
+    async destroy() {
+      await handle.close();
+      await pglite.close();
+    },
+  };
+}

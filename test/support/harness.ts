@@ -1,0 +1,126 @@
+/**
+ * Starts the real app on 127.0.0.1 port 0 with a per-file database and talks to it over HTTP.
+ */
+
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
+import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
+import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
+import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-limit-store.js';
+import { type Config, loadConfig } from '../../src/config/load-config.js';
+import { listEngines } from '../../src/engines/registry.js';
+import { type ComposedApp, composeApp } from '../../src/main/compose.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
+
+/** Engines as every test app reports them (no PATH probing per app: the probe has its own tests). */
+export const TEST_ENGINES: EngineAvailability[] = listEngines().map((engine) => ({
+  name: engine.name,
+  description: engine.description,
+  available: engine.name === 'nmap',
+  version: engine.name === 'nmap' ? '7.93' : null,
+  targetTypes: [...engine.targetTypes],
+  optionsSchema: engine.optionsSchema,
+}));
+
+export interface TestApp {
+  readonly url: string;
+  readonly composed: ComposedApp;
+  readonly config: Config;
+  /** Every log line written so far. */
+  readonly logs: string[];
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field in tests.
+  readonly body: any;
+}
+
+export async function startApp(
+  database: DatabaseHandle,
+  env: Record<string, string> = {},
+  options: { rateLimits?: RateLimitStore } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'info', ...env });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const composed = await composeApp(config, {
+    database,
+    engines: TEST_ENGINES,
+    logDestination: destination,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+  });
+  await composed.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = composed.app.server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    composed,
+    config,
+    logs,
+    async request(path, init = {}) {
+      const { json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      let body = rest.body;
+      if (json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(json);
+      }
+      const response = await fetch(`${url}${path}`, { ...rest, headers, body });
+      const text = await response.text();
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+      return { status: response.status, headers: response.headers, text, body: parsed };
+    },
+    close: () => composed.close(),
+  };
+}
+
+export function tokenFor(
+  tenantId: string,
+  options: { admin?: boolean; ttlSeconds?: number; subject?: string } = {},
+): Promise<string> {
+  return signToken(
+    TEST_JWT_SECRET,
+    { subject: options.subject ?? 'user-1', tenantId, admin: options.admin ?? false },
+    options.ttlSeconds ?? 3600,
+  );
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Creates a key through the API and returns its record and raw key. */
+export async function createKey(
+  app: TestApp,
+  token: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; rawKey: string; apiKey: Record<string, unknown> }> {
+  const response = await app.request('/api/v1/api-keys', {
+    method: 'POST',
+    headers: bearer(token),
+    json: { name: 'test key', ...body },
+  });
+  if (response.status !== 201) {
+    throw new Error(`key creation failed: ${response.status} ${response.text}`);
+  }
+  return {
+    id: response.body.data.apiKey.id,
+    rawKey: response.body.data.rawKey,
+    apiKey: response.body.data.apiKey,
+  };
+}
