@@ -18,7 +18,7 @@ import {
 import { migrate } from '../adapters/db/migrate.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
 import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
-import { buildApp } from '../adapters/http/build-app.js';
+import { type BuildAppOptions, buildApp } from '../adapters/http/build-app.js';
 import { createLogger } from '../adapters/http/logger.js';
 import { probeEngineBinaries } from '../adapters/process/probe-binaries.js';
 import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
@@ -34,6 +34,7 @@ export interface ComposeOptions {
   engines?: readonly EngineAvailability[];
   rateLimits?: RateLimitStore;
   logDestination?: DestinationStream;
+  apiKeyRoutes?: BuildAppOptions['apiKeyRoutes'];
 }
 
 export interface ComposedApp {
@@ -104,7 +105,7 @@ export async function composeApp(
     randomBytes,
     ping: () => database.ping(),
   };
-  const app = await buildApp(deps, logger);
+  const app = await buildApp(deps, logger, options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {});
   return {
     app,
     deps,

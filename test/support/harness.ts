@@ -4,6 +4,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
@@ -45,7 +46,7 @@ export interface TestResponse {
 export async function startApp(
   database: DatabaseHandle,
   env: Record<string, string> = {},
-  options: { rateLimits?: RateLimitStore } = {},
+  options: { rateLimits?: RateLimitStore; apiKeyRoutes?: (context: FastifyInstance) => void } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'info', ...env });
   const logs: string[] = [];
@@ -60,6 +61,7 @@ export async function startApp(
     engines: TEST_ENGINES,
     logDestination: destination,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {}),
   });
   await composed.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = composed.app.server.address() as AddressInfo;

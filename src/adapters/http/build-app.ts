@@ -26,13 +26,22 @@ import { validatorCompiler } from './validation.js';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  /** More routes for the API-key context (each declares `config.scope`); used by pipeline tests. */
+  readonly apiKeyRoutes?: (context: FastifyInstance) => void;
+}
+
+export async function buildApp(
+  deps: AppDeps,
+  logger: Logger,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     // Typed as Fastify's base logger so route modules can take a plain FastifyInstance.
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
     // An incoming id is kept only when it is short and plain; otherwise a fresh UUID.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -69,6 +78,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
   await app.register(async (apiKeyContext) => {
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
     registerListEngines(apiKeyContext, deps);
+    options.apiKeyRoutes?.(apiKeyContext);
   });
   await app.register(async (jwtContext) => {
     jwtContext.addHook('onRequest', createJwtAuthHook(deps, failures));

@@ -11,10 +11,7 @@ export const ErrorEnvelope = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.String({ description: 'Human-readable message' }),
-    code: Type.Union(
-      ERROR_CODES.map((code) => Type.Literal(code)),
-      { description: 'Stable machine-readable code' },
-    ),
+    code: Type.String({ enum: [...ERROR_CODES], description: 'Stable machine-readable code' }),
   },
   { $id: 'ErrorEnvelope', additionalProperties: false },
 );

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bearer, createKey, startApp, type TestApp, TEST_JWT_SECRET, tokenFor } from '../support/harness.js';
+
+let database: TestDatabase;
+let app: TestApp;
+let token: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp(database.handle);
+  token = await tokenFor(randomUUID());
+});
+
+afterAll(async () => {
+  await app.close();
+  await database.destroy();
+});
+
+const postKey = (body: string, headers: Record<string, string> = {}) =>
+  app.request('/api/v1/api-keys', {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json', ...headers },
+    body,
+  });
+
+function expectNoInternals(text: string) {
+  expect(text).not.toMatch(/\bat .+:\d+:\d+/);
+  expect(text).not.toContain('/work/');
+  expect(text).not.toContain('node_modules');
+}
+
+describe('request bodies', () => {
+  it.each(['{"name":', '{name: "x"}', "{'name':'x'}", '{"name":"x"}}'])('answers 400 INVALID_JSON for %s', async (body) => {
+    const response = await postKey(body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error: 'Request body is not valid JSON', code: 'INVALID_JSON' });
+    expectNoInternals(response.text);
+  });
+
+  it.each([
+    ['an array', '[]'],
+    ['a string', '"name"'],
+    ['null', 'null'],
+    ['a number', '42'],
+  ])('answers 400 INVALID_FIELD_TYPE for field body when the body is %s', async (_label, body) => {
+    const response = await postKey(body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error: 'Field body must be of type object', code: 'INVALID_FIELD_TYPE' });
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE over 1 MiB', async () => {
+    const response = await postKey(JSON.stringify({ name: 'k', description: 'x'.repeat(1024 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ success: false, error: 'Request body is larger than 1 MiB', code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 400 for a body that is not JSON, without a stack trace', async () => {
+    const response = await postKey('name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_JSON');
+    expectNoInternals(response.text);
+  });
+
+  it('refuses prototype pollution keys as invalid JSON', async () => {
+    const response = await postKey('{"name":"k","__proto__":{"admin":true}}');
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_JSON');
+  });
+
+  it('answers MISSING_REQUIRED_FIELD when a POST has no body at all', async () => {
+    const response = await app.request('/api/v1/api-keys', { method: 'POST', headers: bearer(token) });
+    expect(response.body).toEqual({ success: false, error: 'Missing required field: name', code: 'MISSING_REQUIRED_FIELD' });
+  });
+});
+
+describe('routes, health and documents', () => {
+  it('answers 404 NOT_FOUND in the envelope for unknown routes', async () => {
+    for (const path of ['/nope', '/api/v1/nope', '/api/v2/engines']) {
+      const response = await app.request(path);
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    }
+  });
+
+  it('serves /healthz and /readyz', async () => {
+    expect((await app.request('/healthz')).body).toEqual({ success: true, data: { status: 'ok' } });
+    expect((await app.request('/readyz')).status).toBe(200);
+  });
+
+  it('answers /readyz 503 SERVICE_UNAVAILABLE when the database does not answer', async () => {
+    const broken = await startApp({ ...database.handle, ping: async () => false });
+    try {
+      const response = await broken.request('/readyz');
+      expect(response.status).toBe(503);
+      expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('serves the OpenAPI document generated from the routes, and a docs page', async () => {
+    const response = await app.request('/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/api-keys',
+        '/api/v1/api-keys/{keyId}',
+        '/api/v1/api-keys/{keyId}/rotate',
+        '/api/v1/engines',
+        '/api/v1/admin/tenants/{tenantId}/quota',
+        '/healthz',
+        '/readyz',
+      ]),
+    );
+    expect(response.body.paths['/api/v1/api-keys'].post.responses['201']).toBeDefined();
+    const docs = await app.request('/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+    expect(docs.text).toContain('/api/v1/openapi.json');
+  });
+
+  it('returns a request id, keeping a safe incoming one', async () => {
+    const fresh = await app.request('/healthz');
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await app.request('/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123');
+    const unsafe = await app.request('/healthz', { headers: { 'x-request-id': 'a b<script>' } });
+    expect(unsafe.headers.get('x-request-id')).not.toBe('a b<script>');
+  });
+});
+
+describe('logs', () => {
+  it('never contain raw keys, tokens or the JWT secret', async () => {
+    const key = await createKey(app, token);
+    await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    await app.request(`/api/v1/engines?api_key=${key.rawKey}`);
+    await app.request('/api/v1/engines', { headers: bearer(key.rawKey) });
+    await app.request('/api/v1/api-keys', { headers: { authorization: `Bearer ${token}x` } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const all = app.logs.join('\n');
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).toContain('/api/v1/engines');
+    for (const secret of [key.rawKey, key.rawKey.slice(7), token, TEST_JWT_SECRET]) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The error catalog, the specification's code table, decisions.md's added codes and the OpenAPI
+ * document name the same codes with the same statuses.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CATALOG, ERROR_CODES } from '../src/domain/errors.js';
+import { createTestDatabase } from './support/database.js';
+import { startApp } from './support/harness.js';
+
+const SPEC = new URL('../../shared/spec/000_00068004c9db5bf2.txt', import.meta.url);
+const DECISIONS = new URL('../../shared/spec/decisions.md', import.meta.url);
+
+/** Rows `| CODE | status | …` of markdown tables (codes may be written `CODE`, `A`, `B`). */
+function codeRows(text: string): Map<string, number> {
+  const rows = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^\|\s*([`A-Z_, ]+?)\s*\|\s*(\d{3})\s*\|/.exec(line);
+    if (!match?.[1] || !match[2]) {
+      continue;
+    }
+    for (const code of match[1].split(',')) {
+      const name = code.replace(/`/g, '').trim();
+      if (/^[A-Z][A-Z_]+$/.test(name)) {
+        rows.set(name, Number(match[2]));
+      }
+    }
+  }
+  return rows;
+}
+
+describe('error catalog', () => {
+  const spec = codeRows(readFileSync(SPEC, 'utf8'));
+  const decisions = codeRows(readFileSync(DECISIONS, 'utf8'));
+
+  it('holds every code of the specification with its status', () => {
+    expect(spec.size).toBeGreaterThan(30);
+    for (const [code, status] of spec) {
+      expect(ERROR_CATALOG, code).toHaveProperty(code);
+      expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status, code).toBe(status);
+    }
+  });
+
+  it('holds every code decisions.md adds with its status', () => {
+    expect(decisions.size).toBeGreaterThanOrEqual(10);
+    for (const [code, status] of decisions) {
+      expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG]?.status, code).toBe(status);
+    }
+  });
+
+  it('holds no code that neither document names', () => {
+    for (const code of ERROR_CODES) {
+      expect(spec.has(code) || decisions.has(code), code).toBe(true);
+    }
+  });
+
+  it('uses the exact messages the contract fixes', () => {
+    expect(ERROR_CATALOG.INSUFFICIENT_SCOPE.message).toBe('Insufficient scope: requires <scope>');
+    expect(ERROR_CATALOG.RATE_LIMIT_EXCEEDED.message).toBe('Rate limit exceeded. Retry in <seconds> seconds.');
+    expect(ERROR_CATALOG.MISSING_REQUIRED_FIELD.message).toBe('Missing required field: <field>');
+    expect(ERROR_CATALOG.INVALID_FIELD_TYPE.message).toBe('Field <field> must be of type <type>');
+    expect(ERROR_CATALOG.INVALID_FIELD_VALUE.message).toBe('Invalid value for field <field>: <reason>');
+    for (const code of ['SCAN_TYPE_NOT_ALLOWED', 'INVALID_SCAN_TYPE', 'INVALID_PRIORITY', 'INVALID_WEBHOOK_EVENT'] as const) {
+      expect(ERROR_CATALOG[code].message, code).toContain('<value>');
+    }
+  });
+
+  it('is the list of codes of the OpenAPI document', async () => {
+    const database = await createTestDatabase();
+    const app = await startApp(database.handle);
+    try {
+      const doc = (await app.request('/api/v1/openapi.json')).body;
+      const envelope = doc.components.schemas.ErrorEnvelope;
+      const codes = envelope.properties.code.enum as string[];
+      expect([...codes].sort()).toEqual([...ERROR_CODES].sort());
+    } finally {
+      await app.close();
+      await database.destroy();
+    }
+  });
+});
