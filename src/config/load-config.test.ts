@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './load-config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      dataDir: './data',
+      redisUrl: null,
+      jwt: { mode: 'secret', secret: null },
+      apiKeyPrefix: 'rmp',
+      allowPrivateTargets: false,
+      allowPrivateWebhooks: false,
+      webhookRetryDelaysMs: [0, 60000, 120000, 240000],
+      webhookTimeoutMs: 30000,
+      workers: 1,
+      workerConcurrency: 2,
+      defaultMonthlyScanQuota: 1000,
+      trustedProxies: [],
+      authFailuresPerMinute: 300,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u@db:5432/rampart',
+      DATA_DIR: '/var/lib/rampart',
+      REDIS_URL: 'redis://cache:6379',
+      JWT_SECRET: 'x'.repeat(32),
+      API_KEY_PREFIX: 'acme',
+      ALLOW_PRIVATE_TARGETS: 'true',
+      ALLOW_PRIVATE_WEBHOOKS: '1',
+      WEBHOOK_RETRY_DELAYS_MS: '0,200,400,800',
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WORKERS: '0',
+      WORKER_CONCURRENCY: '4',
+      DEFAULT_MONTHLY_SCAN_QUOTA: '50',
+      TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
+      AUTH_FAILURES_PER_MINUTE: '10',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u@db:5432/rampart',
+      redisUrl: 'redis://cache:6379',
+      jwt: { mode: 'secret', secret: 'x'.repeat(32) },
+      apiKeyPrefix: 'acme',
+      allowPrivateTargets: true,
+      allowPrivateWebhooks: true,
+      webhookRetryDelaysMs: [0, 200, 400, 800],
+      workers: 0,
+      trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
+      authFailuresPerMinute: 10,
+    });
+  });
+
+  it('switches to JWKS with issuer and audience', () => {
+    expect(
+      loadConfig({ JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp', JWT_AUDIENCE: 'rampart' }).jwt,
+    ).toEqual({ mode: 'jwks', jwksUrl: 'https://idp.example/jwks.json', issuer: 'idp', audience: 'rampart' });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'not a url'],
+    ['JWT_SECRET', 'short'],
+    ['API_KEY_PREFIX', 'Bad_Prefix'],
+    ['ALLOW_PRIVATE_TARGETS', 'yes'],
+    ['WEBHOOK_RETRY_DELAYS_MS', '0,1,2'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['WORKERS', '-1'],
+    ['TRUSTED_PROXIES', '10.0.0.0/8,proxy.local'],
+    ['AUTH_FAILURES_PER_MINUTE', '1.5'],
+    ['LOG_LEVEL', 'loud'],
+  ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(name);
+    expect((error as ConfigError).message).not.toContain('\n');
+  });
+});

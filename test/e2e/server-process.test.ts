@@ -1,0 +1,81 @@
+/**
+ * The real entry points as separate processes: the server refuses a bad configuration with a
+ * one-line message and exit code 1; the CLI prints a token the server accepts.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/database.js';
+import { bearer, startApp, TEST_JWT_SECRET } from '../support/harness.js';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+describe('server process', () => {
+  it('exits 1 with a one-line message naming a bad variable', async () => {
+    const result = await run(TSX, ['src/main/server.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', PORT: 'nope' },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('Invalid configuration: PORT must be an integer from 0 to 65535, got "nope"');
+  });
+});
+
+describe('rampart token', () => {
+  it('prints a token signed with the configured secret that the API accepts', async () => {
+    const tenantId = randomUUID();
+    const { stdout } = await run(process.execPath, ['bin/rampart.js', 'token', '--tenant', tenantId, '--ttl', '10m'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', JWT_SECRET: TEST_JWT_SECRET },
+    });
+    const token = stdout.trim();
+    const database = await createTestDatabase();
+    const app = await startApp(database.handle);
+    try {
+      const response = await app.request('/api/v1/api-keys', { headers: bearer(token) });
+      expect(response.status).toBe(200);
+      expect(response.body.data.apiKeys).toEqual([]);
+    } finally {
+      await app.close();
+      await database.destroy();
+    }
+  });
+
+  it('generates the secret into DATA_DIR when JWT_SECRET is unset, and reuses it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-cli-'));
+    try {
+      const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir };
+      const args = ['bin/rampart.js', 'token', '--tenant', randomUUID()];
+      const first = await run(process.execPath, args, { cwd: ROOT, env });
+      const second = await run(process.execPath, args, { cwd: ROOT, env });
+      expect(first.stdout.trim().split('.')).toHaveLength(3);
+      const { resolveJwtSecret } = await import('../../src/main/compose.js');
+      const { loadConfig } = await import('../../src/config/load-config.js');
+      const secret = await resolveJwtSecret(loadConfig({ DATA_DIR: dataDir }));
+      const { jwtVerify } = await import('jose');
+      for (const out of [first.stdout, second.stdout]) {
+        await expect(jwtVerify(out.trim(), new TextEncoder().encode(secret ?? ''))).resolves.toBeDefined();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a malformed tenant id', async () => {
+    const result = await run(process.execPath, ['bin/rampart.js', 'token', '--tenant', 'acme'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', JWT_SECRET: TEST_JWT_SECRET },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect((result as { code: number }).code).toBe(1);
+    expect((result as { stderr: string }).stderr).toContain('--tenant must be a UUID');
+  });
+});
