@@ -16,7 +16,11 @@ const FORBIDDEN = [
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+    return statSync(path).isDirectory()
+      ? sourceFiles(path)
+      : path.endsWith('.ts') && !path.endsWith('.test.ts')
+        ? [path]
+        : [];
   });
 }
 
@@ -26,7 +30,9 @@ describe('architecture', () => {
       const files = sourceFiles(join(ROOT, layer));
       expect(files.length).toBeGreaterThan(3);
       for (const file of files) {
-        const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1] ?? '');
+        const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map(
+          (m) => m[1] ?? '',
+        );
         for (const spec of imports) {
           for (const rule of FORBIDDEN) {
             expect(rule.test(spec), `${file} imports ${spec}`).toBe(false);
@@ -38,7 +44,12 @@ describe('architecture', () => {
 
   it('only config/ reads process.env', () => {
     for (const file of sourceFiles(ROOT)) {
-      if (file.includes('/config/') || file.includes('/cli/') || file.endsWith('main/server.ts') || file.includes('/process/')) {
+      if (
+        file.includes('/config/') ||
+        file.includes('/cli/') ||
+        file.endsWith('main/server.ts') ||
+        file.includes('/process/')
+      ) {
         continue;
       }
       expect(readFileSync(file, 'utf8').includes('process.env'), file).toBe(false);

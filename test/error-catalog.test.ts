@@ -56,11 +56,20 @@ describe('error catalog', () => {
 
   it('uses the exact messages the contract fixes', () => {
     expect(ERROR_CATALOG.INSUFFICIENT_SCOPE.message).toBe('Insufficient scope: requires <scope>');
-    expect(ERROR_CATALOG.RATE_LIMIT_EXCEEDED.message).toBe('Rate limit exceeded. Retry in <seconds> seconds.');
+    expect(ERROR_CATALOG.RATE_LIMIT_EXCEEDED.message).toBe(
+      'Rate limit exceeded. Retry in <seconds> seconds.',
+    );
     expect(ERROR_CATALOG.MISSING_REQUIRED_FIELD.message).toBe('Missing required field: <field>');
     expect(ERROR_CATALOG.INVALID_FIELD_TYPE.message).toBe('Field <field> must be of type <type>');
-    expect(ERROR_CATALOG.INVALID_FIELD_VALUE.message).toBe('Invalid value for field <field>: <reason>');
-    for (const code of ['SCAN_TYPE_NOT_ALLOWED', 'INVALID_SCAN_TYPE', 'INVALID_PRIORITY', 'INVALID_WEBHOOK_EVENT'] as const) {
+    expect(ERROR_CATALOG.INVALID_FIELD_VALUE.message).toBe(
+      'Invalid value for field <field>: <reason>',
+    );
+    for (const code of [
+      'SCAN_TYPE_NOT_ALLOWED',
+      'INVALID_SCAN_TYPE',
+      'INVALID_PRIORITY',
+      'INVALID_WEBHOOK_EVENT',
+    ] as const) {
       expect(ERROR_CATALOG[code].message, code).toContain('<value>');
     }
   });

@@ -62,8 +62,17 @@ describe('loadConfig', () => {
 
   it('switches to JWKS with issuer and audience', () => {
     expect(
-      loadConfig({ JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp', JWT_AUDIENCE: 'rampart' }).jwt,
-    ).toEqual({ mode: 'jwks', jwksUrl: 'https://idp.example/jwks.json', issuer: 'idp', audience: 'rampart' });
+      loadConfig({
+        JWT_JWKS_URL: 'https://idp.example/jwks.json',
+        JWT_ISSUER: 'idp',
+        JWT_AUDIENCE: 'rampart',
+      }).jwt,
+    ).toEqual({
+      mode: 'jwks',
+      jwksUrl: 'https://idp.example/jwks.json',
+      issuer: 'idp',
+      audience: 'rampart',
+    });
   });
 
   it.each([

@@ -105,7 +105,11 @@ export async function composeApp(
     randomBytes,
     ping: () => database.ping(),
   };
-  const app = await buildApp(deps, logger, options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {});
+  const app = await buildApp(
+    deps,
+    logger,
+    options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {},
+  );
   return {
     app,
     deps,

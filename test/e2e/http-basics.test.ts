@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, TEST_JWT_SECRET, tokenFor } from '../support/harness.js';
+import {
+  bearer,
+  createKey,
+  startApp,
+  TEST_JWT_SECRET,
+  type TestApp,
+  tokenFor,
+} from '../support/harness.js';
 
 let database: TestDatabase;
 let app: TestApp;
@@ -32,12 +39,19 @@ function expectNoInternals(text: string) {
 }
 
 describe('request bodies', () => {
-  it.each(['{"name":', '{name: "x"}', "{'name':'x'}", '{"name":"x"}}'])('answers 400 INVALID_JSON for %s', async (body) => {
-    const response = await postKey(body);
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error: 'Request body is not valid JSON', code: 'INVALID_JSON' });
-    expectNoInternals(response.text);
-  });
+  it.each(['{"name":', '{name: "x"}', "{'name':'x'}", '{"name":"x"}}'])(
+    'answers 400 INVALID_JSON for %s',
+    async (body) => {
+      const response = await postKey(body);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        success: false,
+        error: 'Request body is not valid JSON',
+        code: 'INVALID_JSON',
+      });
+      expectNoInternals(response.text);
+    },
+  );
 
   it.each([
     ['an array', '[]'],
@@ -47,17 +61,29 @@ describe('request bodies', () => {
   ])('answers 400 INVALID_FIELD_TYPE for field body when the body is %s', async (_label, body) => {
     const response = await postKey(body);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error: 'Field body must be of type object', code: 'INVALID_FIELD_TYPE' });
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Field body must be of type object',
+      code: 'INVALID_FIELD_TYPE',
+    });
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE over 1 MiB', async () => {
-    const response = await postKey(JSON.stringify({ name: 'k', description: 'x'.repeat(1024 * 1024) }));
+    const response = await postKey(
+      JSON.stringify({ name: 'k', description: 'x'.repeat(1024 * 1024) }),
+    );
     expect(response.status).toBe(413);
-    expect(response.body).toEqual({ success: false, error: 'Request body is larger than 1 MiB', code: 'PAYLOAD_TOO_LARGE' });
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Request body is larger than 1 MiB',
+      code: 'PAYLOAD_TOO_LARGE',
+    });
   });
 
   it('answers 400 for a body that is not JSON, without a stack trace', async () => {
-    const response = await postKey('name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    const response = await postKey('name=x', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_JSON');
     expectNoInternals(response.text);
@@ -70,8 +96,15 @@ describe('request bodies', () => {
   });
 
   it('answers MISSING_REQUIRED_FIELD when a POST has no body at all', async () => {
-    const response = await app.request('/api/v1/api-keys', { method: 'POST', headers: bearer(token) });
-    expect(response.body).toEqual({ success: false, error: 'Missing required field: name', code: 'MISSING_REQUIRED_FIELD' });
+    const response = await app.request('/api/v1/api-keys', {
+      method: 'POST',
+      headers: bearer(token),
+    });
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Missing required field: name',
+      code: 'MISSING_REQUIRED_FIELD',
+    });
   });
 });
 

@@ -15,7 +15,10 @@ let app: TestApp;
 let token: string;
 
 function scopedRoutes(context: FastifyInstance) {
-  context.get('/api/v1/test/scoped', { config: { scope: 'scans:read' } }, async () => ({ success: true, data: {} }));
+  context.get('/api/v1/test/scoped', { config: { scope: 'scans:read' } }, async () => ({
+    success: true,
+    data: {},
+  }));
   context.post(
     '/api/v1/test/scoped',
     { config: { scope: 'scans:read' }, schema: { body: Type.Object({ target: Type.String() }) } },
@@ -106,7 +109,11 @@ describe('order of checks around the scope', () => {
       body: '{"target":',
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error: 'Request body is not valid JSON', code: 'INVALID_JSON' });
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Request body is not valid JSON',
+      code: 'INVALID_JSON',
+    });
     expect(response.headers.get('x-ratelimit-limit')).toBe('60');
   });
 
@@ -117,7 +124,11 @@ describe('order of checks around the scope', () => {
       headers: { 'x-api-key': key.rawKey },
       json: {},
     });
-    expect(response.body).toEqual({ success: false, error: 'Missing required field: target', code: 'MISSING_REQUIRED_FIELD' });
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Missing required field: target',
+      code: 'MISSING_REQUIRED_FIELD',
+    });
     expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
   });
 });

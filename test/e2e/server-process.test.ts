@@ -26,17 +26,23 @@ describe('server process', () => {
       (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
     );
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('Invalid configuration: PORT must be an integer from 0 to 65535, got "nope"');
+    expect(result.stderr.trim()).toBe(
+      'Invalid configuration: PORT must be an integer from 0 to 65535, got "nope"',
+    );
   });
 });
 
 describe('rampart token', () => {
   it('prints a token signed with the configured secret that the API accepts', async () => {
     const tenantId = randomUUID();
-    const { stdout } = await run(process.execPath, ['bin/rampart.js', 'token', '--tenant', tenantId, '--ttl', '10m'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', JWT_SECRET: TEST_JWT_SECRET },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['bin/rampart.js', 'token', '--tenant', tenantId, '--ttl', '10m'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', JWT_SECRET: TEST_JWT_SECRET },
+      },
+    );
     const token = stdout.trim();
     const database = await createTestDatabase();
     const app = await startApp(database.handle);
@@ -63,7 +69,9 @@ describe('rampart token', () => {
       const secret = await resolveJwtSecret(loadConfig({ DATA_DIR: dataDir }));
       const { jwtVerify } = await import('jose');
       for (const out of [first.stdout, second.stdout]) {
-        await expect(jwtVerify(out.trim(), new TextEncoder().encode(secret ?? ''))).resolves.toBeDefined();
+        await expect(
+          jwtVerify(out.trim(), new TextEncoder().encode(secret ?? '')),
+        ).resolves.toBeDefined();
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });

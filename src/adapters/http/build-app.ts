@@ -75,15 +75,17 @@ export async function buildApp(
 
   registerHealth(app, deps);
   registerOpenApi(app);
-  await app.register(async (apiKeyContext) => {
+  await app.register((apiKeyContext, _opts, done) => {
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
     registerListEngines(apiKeyContext, deps);
     options.apiKeyRoutes?.(apiKeyContext);
+    done();
   });
-  await app.register(async (jwtContext) => {
+  await app.register((jwtContext, _opts, done) => {
     jwtContext.addHook('onRequest', createJwtAuthHook(deps, failures));
     registerApiKeyRoutes(jwtContext, deps);
     registerAdminRoutes(jwtContext, deps);
+    done();
   });
   return app;
 }
@@ -101,7 +103,8 @@ function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parse(request, String(body), done);
+    // The default parser answers through `done`; its declared Promise return is never used.
+    void parse(request, String(body), done);
   });
   // A route with a body schema and no body is validated as an empty object, so a missing body
   // answers "Missing required field: name" rather than a type error.
