@@ -1,0 +1,42 @@
+/**
+ * One load run, in its own process (the load generator never shares a CPU-bound event loop with
+ * the server). Cycles through the given API keys so no key hits its per-minute limit (1000 at
+ * most, by contract) while the pipeline still does every step for every request.
+ * Usage: load.ts <url> <connections> <seconds> [keys-file]
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const [url = '', connections = '10', seconds = '10', keysFile] = process.argv.slice(2);
+const keys: string[] = keysFile ? (JSON.parse(readFileSync(keysFile, 'utf8')) as string[]) : [];
+let next = 0;
+
+const result = await autocannon({
+  url,
+  connections: Number(connections),
+  duration: Number(seconds),
+  requests: [
+    {
+      method: 'GET',
+      setupRequest: (request) => {
+        if (keys.length === 0) {
+          return request;
+        }
+        const key = keys[next++ % keys.length] ?? '';
+        return { ...request, headers: { ...request.headers, 'x-api-key': key } };
+      },
+    },
+  ],
+});
+
+process.stdout.write(
+  `${JSON.stringify({
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    total: result.requests.total,
+  })}\n`,
+);

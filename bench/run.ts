@@ -1,0 +1,217 @@
+/**
+ * npm run bench: authenticated GET /api/v1/engines on PostgreSQL and on the embedded PGlite,
+ * against a bare Fastify hello-world, alternating, 5 runs of 10 s at 10 and at 100 connections
+ * after a warm-up; prints medians of requests/s, p50 and p99 latency, and the ratio to hello-world.
+ * Servers and the load generator are separate processes. Target (issue 2): ratio >= 0.25 and
+ * p99 < 10 ms at 10 connections on PostgreSQL.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { signToken } from '../src/adapters/auth-tokens/jwt.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const KEYS = 1000;
+
+interface Sample {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+interface Target {
+  name: string;
+  url: string;
+  keysFile?: string;
+  process: ChildProcess;
+}
+
+function waitFor(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`server exited (${code}): ${seen.slice(-2000)}`)),
+    );
+  });
+}
+
+async function startRampart(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+): Promise<Target> {
+  const child = spawn(process.execPath, ['dist/main/server.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      JWT_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForHttp(`http://127.0.0.1:${port}/readyz`, child);
+  const tenantId = randomUUID();
+  const token = await signToken(SECRET, { subject: 'bench', tenantId }, 3600);
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `bench-${i}`,
+        rateLimitPerMinute: 1000,
+        rateLimitPerHour: 50000,
+        rateLimitPerDay: 500000,
+      }),
+    });
+    const body = (await response.json()) as { data: { rawKey: string } };
+    keys.push(body.data.rawKey);
+  }
+  const keysFile = join(tmpdir(), `rampart-bench-keys-${name}.json`);
+  writeFileSync(keysFile, JSON.stringify(keys));
+  return { name, url: `http://127.0.0.1:${port}/api/v1/engines`, keysFile, process: child };
+}
+
+async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  for (let i = 0; i < 300 && !exited; i++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function load(target: Target, connections: number, seconds: number): Sample {
+  const args = ['bench/load.ts', target.url, String(connections), String(seconds)];
+  if (target.keysFile) {
+    args.push(target.keysFile);
+  }
+  const out = execFileSync(TSX, args, { cwd: ROOT, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Sample;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+async function main() {
+  console.log('building…');
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'rampart-bench-'));
+  const hello = spawn(TSX, ['bench/hello-server.ts', '3900'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const targets: Target[] = [];
+  try {
+    await waitFor(hello, /ready/);
+    targets.push({ name: 'hello-world', url: 'http://127.0.0.1:3900/hello', process: hello });
+    const pgUrl = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    targets.push(await startRampart('postgres', 3901, { DATABASE_URL: pgUrl }));
+    targets.push(await startRampart('pglite', 3902, { DATA_DIR: dataDir }));
+    const results: Record<string, Record<number, Sample[]>> = {};
+    for (const connections of [10, 100]) {
+      console.log(`warm-up at ${connections} connections…`);
+      for (const target of targets) {
+        load(target, connections, 3);
+      }
+      for (let run = 1; run <= RUNS; run++) {
+        for (const target of targets) {
+          const sample = load(target, connections, SECONDS);
+          results[target.name] ??= {};
+          (results[target.name] as Record<number, Sample[]>)[connections] ??= [];
+          results[target.name]?.[connections]?.push(sample);
+          console.log(
+            `  run ${run} ${target.name.padEnd(11)} c=${connections}: ${sample.requestsPerSecond.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, non-2xx ${sample.non2xx}, errors ${sample.errors}`,
+          );
+        }
+      }
+    }
+    const summary = report(results);
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(
+      join(ROOT, 'bench/results/latest.json'),
+      JSON.stringify({ date: new Date().toISOString(), summary, results }, null, 2),
+    );
+  } finally {
+    for (const target of targets) {
+      target.process.kill('SIGTERM');
+    }
+    hello.kill('SIGTERM');
+    await admin.query(`drop schema if exists ${schema} cascade`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(results: Record<string, Record<number, Sample[]>>) {
+  const rows: Array<Record<string, string | number>> = [];
+  for (const connections of [10, 100]) {
+    const base = median(
+      (results['hello-world']?.[connections] ?? []).map((s) => s.requestsPerSecond),
+    );
+    for (const name of Object.keys(results)) {
+      const samples = results[name]?.[connections] ?? [];
+      const rps = median(samples.map((s) => s.requestsPerSecond));
+      rows.push({
+        target: name,
+        connections,
+        'req/s': Math.round(rps),
+        'p50 ms': median(samples.map((s) => s.p50)),
+        'p99 ms': median(samples.map((s) => s.p99)),
+        'non-2xx': samples.reduce((sum, s) => sum + s.non2xx, 0),
+        ratio: name === 'hello-world' ? 1 : Number((rps / base).toFixed(3)),
+      });
+    }
+  }
+  console.log(
+    `\nMedians of ${RUNS} runs of ${SECONDS} s (GET /api/v1/engines with X-API-Key vs bare Fastify):`,
+  );
+  console.table(rows);
+  const pg10 = rows.find((r) => r.target === 'postgres' && r.connections === 10);
+  if (pg10) {
+    const ok = Number(pg10.ratio) >= 0.25 && Number(pg10['p99 ms']) < 10;
+    console.log(
+      `target (PostgreSQL, 10 connections: ratio >= 0.25 and p99 < 10 ms): ${ok ? 'met' : 'NOT met'}`,
+    );
+  }
+  return rows;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
