@@ -3,11 +3,12 @@
  * against a bare Fastify hello-world, alternating, 5 runs of 10 s at 10 and at 100 connections
  * after a warm-up; prints medians of requests/s, p50 and p99 latency, and the ratio to hello-world.
  * Servers and the load generator are separate processes. Target (issue 2): ratio >= 0.25 and
- * p99 < 10 ms at 10 connections on PostgreSQL.
+ * p99 < 10 ms at 10 connections on PostgreSQL. A fourth target, bare Fastify with one indexed
+ * PostgreSQL lookup per request, shows the floor that ratio was derived from.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -118,6 +119,12 @@ function load(target: Target, connections: number, seconds: number): Sample {
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Sample;
 }
 
+/** The lookup baseline is sent the keys' hashes, so every lookup finds a row as Rampart's does. */
+function hashesOf(keysFile: string): string[] {
+  const keys = JSON.parse(readFileSync(keysFile, 'utf8')) as string[];
+  return keys.map((key) => createHash('sha256').update(key).digest('hex'));
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -140,7 +147,22 @@ async function main() {
     await waitFor(hello, /ready/);
     targets.push({ name: 'hello-world', url: 'http://127.0.0.1:3900/hello', process: hello });
     const pgUrl = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    targets.push(await startRampart('postgres', 3901, { DATABASE_URL: pgUrl }));
+    const postgres = await startRampart('postgres', 3901, { DATABASE_URL: pgUrl });
+    targets.push(postgres);
+    // The floor the issue reasons from: bare Fastify plus one indexed PostgreSQL lookup.
+    const lookup = spawn(TSX, ['bench/lookup-server.ts', '3903', DATABASE_URL, schema], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await waitFor(lookup, /ready/);
+    const lookupKeys = join(tmpdir(), 'rampart-bench-keys-lookup.json');
+    writeFileSync(lookupKeys, JSON.stringify(hashesOf(postgres.keysFile ?? '')));
+    targets.push({
+      name: 'pg-lookup',
+      url: 'http://127.0.0.1:3903/lookup',
+      keysFile: lookupKeys,
+      process: lookup,
+    });
     targets.push(await startRampart('pglite', 3902, { DATA_DIR: dataDir }));
     const results: Record<string, Record<number, Sample[]>> = {};
     for (const connections of [10, 100]) {
@@ -194,6 +216,7 @@ function report(results: Record<string, Record<number, Sample[]>>) {
         'p99 ms': median(samples.map((s) => s.p99)),
         'non-2xx': samples.reduce((sum, s) => sum + s.non2xx, 0),
         ratio: name === 'hello-world' ? 1 : Number((rps / base).toFixed(3)),
+        'vs pg-lookup': Number((rps / lookupBase).toFixed(3)),
       });
     }
   }

@@ -95,7 +95,7 @@ export async function composeApp(
     (config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : createMemoryRateLimitStore());
   const deps: AppDeps = {
     config,
-    apiKeys: createApiKeyStore(database.db),
+    apiKeys: createApiKeyStore(database.db, (query) => database.prepared(query)),
     tenants: createTenantStore(database.db),
     rateLimits,
     tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),

@@ -57,6 +57,7 @@ export interface TenantStore {
 
 /** What one authentication lookup returns: key, tenant status and the database clock. */
 export interface KeyForAuth {
+  /** The fields the pipeline reads; description, keyHash and createdAt are not loaded here. */
   readonly key: ApiKeyRecord;
   readonly tenantStatus: Tenant['status'];
   readonly now: Date;

@@ -1,14 +1,27 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { PgliteDialect } from './pglite-dialect.js';
 
+/** A statement run as a named prepared statement where the driver supports it (pg does). */
+export interface PreparedQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs one hot-path statement without Kysely's query building. On PostgreSQL it is a named
+   * prepared statement (parsed and planned once per connection); on PGlite it goes through the
+   * dialect's connection lock like every other query.
+   */
+  prepared<R>(query: PreparedQuery): Promise<R[]>;
   /** Answers whether the database responds (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -30,6 +43,10 @@ export function connectPostgres(
   return {
     db,
     kind: 'postgres',
+    async prepared<R>(query: PreparedQuery) {
+      const result = await pool.query({ name: query.name, text: query.text, values: [...query.values] });
+      return result.rows as R[];
+    },
     ping: () => pingWith(() => pool.query('select 1')),
     close: () => db.destroy(),
   };
@@ -51,6 +68,10 @@ export function connectPglite(pglite: PGlite, ownsInstance = true): DatabaseHand
   return {
     db,
     kind: 'pglite',
+    async prepared<R>(query: PreparedQuery) {
+      const result = await db.executeQuery<R>(CompiledQuery.raw(query.text, [...query.values]));
+      return result.rows;
+    },
     ping: () => pingWith(() => pglite.query('select 1')),
     close: async () => {
       await db.destroy();

@@ -24,7 +24,9 @@ const Engine = Type.Object(
 
 /** GET /api/v1/engines: any valid key (no scope); availability was probed once at start. */
 export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
-  const body = { success: true, data: { engines: deps.engines } };
+  // Availability is probed once at start, so the ~8 KB answer is serialized once, not per request
+  // (it was about a tenth of the route's CPU time in the benchmark profile).
+  const body = JSON.stringify({ success: true, data: { engines: deps.engines } });
   app.get(
     '/api/v1/engines',
     {
@@ -41,6 +43,6 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
         },
       },
     },
-    async () => body,
+    async (_request, reply) => reply.type('application/json; charset=utf-8').send(body),
   );
 }
