@@ -202,9 +202,10 @@ async function main() {
 function report(results: Record<string, Record<number, Sample[]>>) {
   const rows: Array<Record<string, string | number>> = [];
   for (const connections of [10, 100]) {
-    const base = median(
-      (results['hello-world']?.[connections] ?? []).map((s) => s.requestsPerSecond),
-    );
+    const rpsOf = (name: string) =>
+      median((results[name]?.[connections] ?? []).map((s) => s.requestsPerSecond));
+    const base = rpsOf('hello-world');
+    const lookupBase = rpsOf('pg-lookup');
     for (const name of Object.keys(results)) {
       const samples = results[name]?.[connections] ?? [];
       const rps = median(samples.map((s) => s.requestsPerSecond));
