@@ -140,7 +140,11 @@ export function createApiKeyStore(
     },
 
     async findForAuth(keyHash) {
-      const rows = await prepared<AuthRow>({ name: 'rampart_key_for_auth', text: KEY_FOR_AUTH_SQL, values: [keyHash] });
+      const rows = await prepared<AuthRow>({
+        name: 'rampart_key_for_auth',
+        text: KEY_FOR_AUTH_SQL,
+        values: [keyHash],
+      });
       const row = rows[0];
       return row ? toKeyForAuth(row) : null;
     },

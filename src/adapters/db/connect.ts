@@ -44,7 +44,11 @@ export function connectPostgres(
     db,
     kind: 'postgres',
     async prepared<R>(query: PreparedQuery) {
-      const result = await pool.query({ name: query.name, text: query.text, values: [...query.values] });
+      const result = await pool.query({
+        name: query.name,
+        text: query.text,
+        values: [...query.values],
+      });
       return result.rows as R[];
     },
     ping: () => pingWith(() => pool.query('select 1')),

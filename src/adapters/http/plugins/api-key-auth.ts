@@ -36,10 +36,6 @@ export function createApiKeyAuthHook(
   failures: AuthFailureLimiter,
 ): onRequestAsyncHookHandler {
   const { config, apiKeys, rateLimits } = deps;
-  const onTouchError = (error: unknown) => {
-    // lastUsedAt is informational; a failed write must not fail the request.
-    void error;
-  };
 
   async function admitKey(
     request: FastifyRequest,
@@ -96,6 +92,9 @@ export function createApiKeyAuthHook(
     if (typeof header !== 'string') {
       throw new ApiError('INVALID_API_KEY');
     }
+    // lastUsedAt is informational: a failed write is logged and never fails the request.
+    const onTouchError = (error: unknown) =>
+      request.log.warn({ err: error }, 'could not record lastUsedAt');
     const result = await authenticateApiKey(apiKeys, header, config.apiKeyPrefix, onTouchError);
     if (!result.ok) {
       throw new ApiError(result.code);
