@@ -53,21 +53,27 @@ function toRow(key: NewApiKey) {
 
 /**
  * The hot path of every API-key request: one lookup by the unique key_hash, joined with the
- * tenant and stamped with the database clock, in a single round trip. Timestamps come back as
- * epoch milliseconds (float8) and only the columns the pipeline needs are read: measured with 10
- * concurrent callers on this 2-core machine, the Kysely `selectAll` version cost ~140-210 µs of
- * client CPU per lookup (4-5k lookups/s), this prepared statement ~60 µs (~10k lookups/s).
+ * tenant and stamped with the database clock, in a single round trip, as a named prepared
+ * statement returning one JSON text column (timestamps as epoch milliseconds). Measured with 10
+ * concurrent callers on this 2-core machine: Kysely `selectAll` cost 140-210 µs of client CPU per
+ * lookup (4-5k lookups/s); the same columns as a prepared statement 55-90 µs (9-15k/s), mostly in
+ * parsing three text[] columns and five timestamps; as one JSON column 38-50 µs (16-20k/s), within
+ * a few µs of a three-column lookup.
  */
-const KEY_FOR_AUTH_SQL = `select k.id, k.tenant_id, k.name, k.key_prefix, k.scopes, k.allowed_scan_types,
-  k.allowed_ip_addresses, k.rate_limit_per_minute, k.rate_limit_per_hour, k.rate_limit_per_day,
-  k.rate_limit_bucket,
-  extract(epoch from k.expires_at)::float8 * 1000 as expires_ms,
-  extract(epoch from k.revoked_at)::float8 * 1000 as revoked_ms,
-  extract(epoch from k.suspended_at)::float8 * 1000 as suspended_ms,
-  extract(epoch from k.last_used_at)::float8 * 1000 as last_used_ms,
-  k.rotated_to_key_id,
-  t.status as tenant_status,
-  extract(epoch from now())::float8 * 1000 as now_ms
+const KEY_FOR_AUTH_SQL = `select json_build_object(
+  'id', k.id, 'tenant_id', k.tenant_id, 'name', k.name, 'key_prefix', k.key_prefix,
+  'scopes', k.scopes, 'allowed_scan_types', k.allowed_scan_types,
+  'allowed_ip_addresses', k.allowed_ip_addresses,
+  'rate_limit_per_minute', k.rate_limit_per_minute, 'rate_limit_per_hour', k.rate_limit_per_hour,
+  'rate_limit_per_day', k.rate_limit_per_day, 'rate_limit_bucket', k.rate_limit_bucket,
+  'expires_ms', extract(epoch from k.expires_at)::float8 * 1000,
+  'revoked_ms', extract(epoch from k.revoked_at)::float8 * 1000,
+  'suspended_ms', extract(epoch from k.suspended_at)::float8 * 1000,
+  'last_used_ms', extract(epoch from k.last_used_at)::float8 * 1000,
+  'rotated_to_key_id', k.rotated_to_key_id,
+  'tenant_status', t.status,
+  'now_ms', extract(epoch from now())::float8 * 1000
+)::text as auth
 from api_keys k join tenants t on t.id = k.tenant_id
 where k.key_hash = $1`;
 
@@ -92,7 +98,8 @@ interface AuthRow {
   now_ms: number;
 }
 
-const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+const dateOf = (ms: number | null | undefined): Date | null =>
+  typeof ms === 'number' ? new Date(ms) : null;
 
 function toKeyForAuth(row: AuthRow): KeyForAuth {
   return {
@@ -140,13 +147,13 @@ export function createApiKeyStore(
     },
 
     async findForAuth(keyHash) {
-      const rows = await prepared<AuthRow>({
+      const rows = await prepared<{ auth: string }>({
         name: 'rampart_key_for_auth',
         text: KEY_FOR_AUTH_SQL,
         values: [keyHash],
       });
       const row = rows[0];
-      return row ? toKeyForAuth(row) : null;
+      return row ? toKeyForAuth(JSON.parse(row.auth) as AuthRow) : null;
     },
 
     async findById(tenantId, id) {

@@ -62,8 +62,11 @@ export async function buildApp(
   );
   registerJsonParser(app);
   app.decorateRequest('auth', null);
-  app.addHook('onSend', async (request, reply) => {
+  // Set when the request arrives (a synchronous hook: no promise per request), so every answer,
+  // errors included, carries it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   for (const schema of [ErrorEnvelope, ApiKeyView, TenantView]) {
     app.addSchema(schema);

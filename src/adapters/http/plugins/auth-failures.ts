@@ -25,16 +25,14 @@ export function createAuthFailureLimiter(store: RateLimitStore, perMinute: numbe
         );
       }
     },
-    /** onResponse hook: counts a 401 against its address. */
-    async countFailure(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-      if (reply.statusCode !== 401) {
-        return;
+    /** onResponse hook: counts a 401 against its address (synchronous unless it is a 401). */
+    countFailure(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      if (reply.statusCode === 401) {
+        store.consume(bucketOf(request), windows).catch((error: unknown) => {
+          request.log.warn({ err: error }, 'could not count an authentication failure');
+        });
       }
-      try {
-        await store.consume(bucketOf(request), windows);
-      } catch (error) {
-        request.log.warn({ err: error }, 'could not count an authentication failure');
-      }
+      done();
     },
   };
 }
