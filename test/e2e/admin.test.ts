@@ -138,7 +138,11 @@ describe('admin routes', () => {
     for (const id of [randomUUID(), 'not-a-tenant']) {
       const unknown = await post(`/api/v1/admin/tenants/${id}/suspend`, admin);
       expect(unknown.status).toBe(404);
-      expect(unknown.body.code).toBe('TENANT_NOT_FOUND');
+      expect(unknown.body).toEqual({
+        success: false,
+        error: 'Tenant not found',
+        code: 'TENANT_NOT_FOUND',
+      });
     }
   });
 });

@@ -166,7 +166,11 @@ describe('JWT errors on key management', () => {
   it('answers 401 MISSING_AUTH_TOKEN without a bearer token', async () => {
     const response = await app.request('/api/v1/api-keys');
     expect(response.status).toBe(401);
-    expect(response.body.code).toBe('MISSING_AUTH_TOKEN');
+    expect(response.body).toEqual({
+      success: false,
+      error: 'Missing bearer token: send Authorization: Bearer <JWT>',
+      code: 'MISSING_AUTH_TOKEN',
+    });
   });
 
   it.each([
@@ -351,7 +355,11 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
       headers: bearer(token),
     });
     expect(twice.status).toBe(409);
-    expect(twice.body.code).toBe('API_KEY_NOT_ACTIVE');
+    expect(twice.body).toEqual({
+      success: false,
+      error: 'API key is not active: it was already rotated',
+      code: 'API_KEY_NOT_ACTIVE',
+    });
 
     const raced = await createKey(app, token);
     const results = await Promise.all(

@@ -111,9 +111,13 @@ describe('request bodies', () => {
 describe('routes, health and documents', () => {
   it('answers 404 NOT_FOUND in the envelope for unknown routes', async () => {
     for (const path of ['/nope', '/api/v1/nope', '/api/v2/engines']) {
-      const response = await app.request(path);
+      const response = await app.request(`${path}?q=1`);
       expect(response.status).toBe(404);
-      expect(response.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+      expect(response.body).toEqual({
+        success: false,
+        error: `Route not found: GET ${path}`,
+        code: 'NOT_FOUND',
+      });
     }
   });
 

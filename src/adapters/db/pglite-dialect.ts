@@ -39,13 +39,43 @@ class PgliteConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * One FIFO lock per PGlite instance, shared by every Kysely built over it (two apps in one
+ * process, or several migrators), since the instance is one session whoever holds it.
+ */
+class ConnectionLock {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves once the caller holds the lock; the returned function releases it. */
+  async acquire(): Promise<() => void> {
+    let release: () => void = () => {};
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const previous = this.tail;
+    this.tail = previous.then(() => turn);
+    await previous;
+    return release;
+  }
+}
+
+const locks = new WeakMap<PGlite, ConnectionLock>();
+
+function lockOf(pglite: PGlite): ConnectionLock {
+  let lock = locks.get(pglite);
+  if (!lock) {
+    lock = new ConnectionLock();
+    locks.set(pglite, lock);
+  }
+  return lock;
+}
+
 class PgliteDriver implements Driver {
-  private readonly connection: PgliteConnection;
-  private queue: Promise<void> = Promise.resolve();
-  private readonly releases = new WeakMap<DatabaseConnection, () => void>();
+  private readonly lock: ConnectionLock;
+  private readonly releases: Array<() => void> = [];
 
   constructor(private readonly pglite: PGlite) {
-    this.connection = new PgliteConnection(pglite);
+    this.lock = lockOf(pglite);
   }
 
   async init(): Promise<void> {
@@ -53,15 +83,9 @@ class PgliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    let release: () => void = () => {};
-    const turn = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const previous = this.queue;
-    this.queue = previous.then(() => turn);
-    await previous;
-    this.releases.set(this.connection, release);
-    return this.connection;
+    const release = await this.lock.acquire();
+    this.releases.push(release);
+    return new PgliteConnection(this.pglite);
   }
 
   async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -77,10 +101,9 @@ class PgliteDriver implements Driver {
     await conn.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async releaseConnection(conn: DatabaseConnection): Promise<void> {
-    const release = this.releases.get(conn);
-    this.releases.delete(conn);
-    release?.();
+  async releaseConnection(): Promise<void> {
+    // The lock admits one holder at a time, so the pending release is the holder's.
+    this.releases.shift()?.();
   }
 
   async destroy(): Promise<void> {
