@@ -4,6 +4,7 @@
  * last exhausted window, so a client that obeys it is not refused again at once.
  */
 import ipaddr from 'ipaddr.js';
+import { ApiError } from '../errors.js';
 import type { RateLimitDecision } from './windows.js';
 
 export interface RateLimitHeaderValues {
@@ -40,6 +41,16 @@ export function retryAfterSeconds(decision: RateLimitDecision): number {
     }
   }
   return seconds;
+}
+
+/** The 429 for a denied decision: `Retry-After` and the message carry the same N. */
+export function rateLimitExceeded(decision: RateLimitDecision): ApiError {
+  const seconds = retryAfterSeconds(decision);
+  return new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    { seconds },
+    { headers: { 'retry-after': String(seconds) } },
+  );
 }
 
 /**

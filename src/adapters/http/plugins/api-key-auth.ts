@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import { looksLikeRawKey } from '../../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../../domain/errors.js';
 import { isAddressAllowed } from '../../../domain/network/ip-allowlist.js';
-import { rateLimitHeaders, retryAfterSeconds } from '../../../domain/rate-limits/headers.js';
+import { rateLimitExceeded, rateLimitHeaders } from '../../../domain/rate-limits/headers.js';
 import { perKeyWindows, type RateLimitDecision } from '../../../domain/rate-limits/windows.js';
 import { authenticateApiKey } from '../../../use-cases/auth/authenticate-api-key.js';
 import type { ApiKeyRecord } from '../../../use-cases/ports.js';
@@ -60,12 +60,7 @@ export function createApiKeyAuthHook(
     const decision = await rateLimits.consume(bucket, windows);
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
-      const seconds = retryAfterSeconds(decision);
-      throw new ApiError(
-        'RATE_LIMIT_EXCEEDED',
-        { seconds },
-        { headers: { 'retry-after': String(seconds) } },
-      );
+      throw rateLimitExceeded(decision);
     }
     const scope = request.routeOptions.config.scope;
     if (scope !== undefined && !key.scopes.includes(scope)) {

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../domain/errors.js';
-import { maskAddressForLimit, retryAfterSeconds } from '../../../domain/rate-limits/headers.js';
+import { maskAddressForLimit, rateLimitExceeded } from '../../../domain/rate-limits/headers.js';
 import { MINUTE, type WindowSpec } from '../../../domain/rate-limits/windows.js';
 import type { RateLimitStore } from '../../rate-limit-store/rate-limit-store.js';
 
@@ -17,12 +16,7 @@ export function createAuthFailureLimiter(store: RateLimitStore, perMinute: numbe
     async assertNotBlocked(request: FastifyRequest): Promise<void> {
       const decision = await store.peek(bucketOf(request), windows);
       if (!decision.allowed) {
-        const seconds = retryAfterSeconds(decision);
-        throw new ApiError(
-          'RATE_LIMIT_EXCEEDED',
-          { seconds },
-          { headers: { 'retry-after': String(seconds) } },
-        );
+        throw rateLimitExceeded(decision);
       }
     },
     /** onResponse hook: counts a 401 against its address (synchronous unless it is a 401). */
