@@ -1,29 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 
-let database: TestDatabase;
-let app: TestApp;
+const ctx = useTestApp();
+
 let tenantId: string;
 let token: string;
 let admin: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startApp(database.handle);
   tenantId = randomUUID();
   token = await tokenFor(tenantId);
   admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
 });
 
-afterAll(async () => {
-  await app.close();
-  await database.destroy();
-});
-
 const post = (path: string, auth: string, json?: unknown) =>
-  app.request(path, {
+  ctx.app.request(path, {
     method: 'POST',
     headers: bearer(auth),
     ...(json === undefined ? {} : { json }),
@@ -31,7 +23,7 @@ const post = (path: string, auth: string, json?: unknown) =>
 
 describe('admin routes', () => {
   it('answer 403 ADMIN_REQUIRED to a token without role admin, and 401 without a token', async () => {
-    const key = await createKey(app, token);
+    const key = await createKey(ctx.app, token);
     for (const path of [
       `/api/v1/admin/api-keys/${key.id}/suspend`,
       `/api/v1/admin/api-keys/${key.id}/reinstate`,
@@ -45,10 +37,10 @@ describe('admin routes', () => {
         error: 'This operation requires an administrator token',
         code: 'ADMIN_REQUIRED',
       });
-      const anonymous = await app.request(path, { method: 'POST' });
+      const anonymous = await ctx.app.request(path, { method: 'POST' });
       expect(anonymous.body.code).toBe('MISSING_AUTH_TOKEN');
     }
-    const quota = await app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
+    const quota = await ctx.app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
       method: 'PUT',
       headers: bearer(token),
       json: { monthlyScanQuota: 5 },
@@ -57,11 +49,11 @@ describe('admin routes', () => {
   });
 
   it('suspend a key (401 KEY_SUSPENDED on its next use) and reinstate it', async () => {
-    const key = await createKey(app, token);
+    const key = await createKey(ctx.app, token);
     const suspended = await post(`/api/v1/admin/api-keys/${key.id}/suspend`, admin);
     expect(suspended.status).toBe(200);
     expect(suspended.body.data.apiKey.status).toBe('suspended');
-    const use = await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    const use = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
     expect(use.status).toBe(401);
     expect(use.body).toEqual({
       success: false,
@@ -72,7 +64,7 @@ describe('admin routes', () => {
     expect(again.status).toBe(200);
     const reinstated = await post(`/api/v1/admin/api-keys/${key.id}/reinstate`, admin);
     expect(reinstated.body.data.apiKey.status).toBe('active');
-    const ok = await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    const ok = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
     expect(ok.status).toBe(200);
   });
 
@@ -82,8 +74,11 @@ describe('admin routes', () => {
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('API_KEY_NOT_FOUND');
     }
-    const key = await createKey(app, token);
-    await app.request(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(token) });
+    const key = await createKey(ctx.app, token);
+    await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    });
     const revoked = await post(`/api/v1/admin/api-keys/${key.id}/reinstate`, admin);
     expect(revoked.status).toBe(409);
     expect(revoked.body.code).toBe('API_KEY_NOT_ACTIVE');
@@ -92,7 +87,7 @@ describe('admin routes', () => {
   it('suspend a tenant: its keys and its JWTs get 403 TENANT_SUSPENDED until reinstated', async () => {
     const victim = randomUUID();
     const victimToken = await tokenFor(victim);
-    const key = await createKey(app, victimToken);
+    const key = await createKey(ctx.app, victimToken);
     const response = await post(`/api/v1/admin/tenants/${victim}/suspend`, admin);
     expect(response.status).toBe(200);
     expect(response.body.data.tenant).toEqual({
@@ -100,36 +95,38 @@ describe('admin routes', () => {
       status: 'suspended',
       monthlyScanQuota: 1000,
     });
-    const viaKey = await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    const viaKey = await ctx.app.request('/api/v1/engines', {
+      headers: { 'x-api-key': key.rawKey },
+    });
     expect(viaKey.status).toBe(403);
     expect(viaKey.body).toEqual({
       success: false,
       error: 'Tenant account is suspended',
       code: 'TENANT_SUSPENDED',
     });
-    const viaJwt = await app.request('/api/v1/api-keys', { headers: bearer(victimToken) });
+    const viaJwt = await ctx.app.request('/api/v1/api-keys', { headers: bearer(victimToken) });
     expect(viaJwt.body.code).toBe('TENANT_SUSPENDED');
     const back = await post(`/api/v1/admin/tenants/${victim}/reinstate`, admin);
     expect(back.body.data.tenant.status).toBe('active');
-    const ok = await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    const ok = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
     expect(ok.status).toBe(200);
   });
 
   it('set a tenant quota (0 allowed) and answer 404 TENANT_NOT_FOUND for an unknown tenant', async () => {
-    const quota = await app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
+    const quota = await ctx.app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
       method: 'PUT',
       headers: bearer(admin),
       json: { monthlyScanQuota: 0 },
     });
     expect(quota.status).toBe(200);
     expect(quota.body.data.tenant).toEqual({ id: tenantId, status: 'active', monthlyScanQuota: 0 });
-    const bad = await app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
+    const bad = await ctx.app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
       method: 'PUT',
       headers: bearer(admin),
       json: { monthlyScanQuota: -1 },
     });
     expect(bad.body.code).toBe('INVALID_FIELD_VALUE');
-    const missing = await app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
+    const missing = await ctx.app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
       method: 'PUT',
       headers: bearer(admin),
       json: {},

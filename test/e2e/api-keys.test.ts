@@ -1,29 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 
-let database: TestDatabase;
-let app: TestApp;
+const ctx = useTestApp();
+
 let tenantId: string;
 let token: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startApp(database.handle);
   tenantId = randomUUID();
   token = await tokenFor(tenantId);
 });
 
-afterAll(async () => {
-  await app.close();
-  await database.destroy();
-});
-
 describe('POST /api/v1/api-keys', () => {
   it('creates a key with the defaults and returns the raw key once', async () => {
-    const response = await app.request('/api/v1/api-keys', {
+    const response = await ctx.app.request('/api/v1/api-keys', {
       method: 'POST',
       headers: bearer(token),
       json: { name: 'ci', description: 'CI pipeline', unknownTopLevel: 'ignored' },
@@ -64,9 +56,9 @@ describe('POST /api/v1/api-keys', () => {
   });
 
   it('stores only the SHA-256 of the key: the raw key is in no column of any table', async () => {
-    const { rawKey } = await createKey(app, token);
+    const { rawKey } = await createKey(ctx.app, token);
     const rows = await sql<{ t: string }>`select row_to_json(k)::text as t from api_keys k`.execute(
-      database.handle.db,
+      ctx.database.handle.db,
     );
     expect(rows.rows.length).toBeGreaterThan(0);
     for (const row of rows.rows) {
@@ -76,7 +68,7 @@ describe('POST /api/v1/api-keys', () => {
   });
 
   it('computes expiresAt from expiresInDays', async () => {
-    const { apiKey } = await createKey(app, token, { expiresInDays: 30 });
+    const { apiKey } = await createKey(ctx.app, token, { expiresInDays: 30 });
     const days = (Date.parse(String(apiKey.expiresAt)) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.99);
     expect(days).toBeLessThan(30.01);
@@ -133,7 +125,7 @@ describe('POST /api/v1/api-keys', () => {
     [{ name: 'k', expiresInDays: 3651 }, 'INVALID_FIELD_VALUE', null],
     [{ name: 'k', expiresInDays: -1 }, 'INVALID_FIELD_VALUE', null],
   ])('answers 400 for %j with %s', async (body, code, message) => {
-    const response = await app.request('/api/v1/api-keys', {
+    const response = await ctx.app.request('/api/v1/api-keys', {
       method: 'POST',
       headers: bearer(token),
       json: body,
@@ -146,7 +138,7 @@ describe('POST /api/v1/api-keys', () => {
   });
 
   it('names the offending allowlist entry with a dotted path', async () => {
-    const response = await app.request('/api/v1/api-keys', {
+    const response = await ctx.app.request('/api/v1/api-keys', {
       method: 'POST',
       headers: bearer(token),
       json: { name: 'k', allowedIpAddresses: ['127.0.0.1', '0x7f.0.0.1'] },
@@ -156,7 +148,7 @@ describe('POST /api/v1/api-keys', () => {
 
   it('accepts null and 0 for expiresInDays as never', async () => {
     for (const expiresInDays of [null, 0]) {
-      const { apiKey } = await createKey(app, token, { expiresInDays });
+      const { apiKey } = await createKey(ctx.app, token, { expiresInDays });
       expect(apiKey.expiresAt).toBeNull();
     }
   });
@@ -164,7 +156,7 @@ describe('POST /api/v1/api-keys', () => {
 
 describe('JWT errors on key management', () => {
   it('answers 401 MISSING_AUTH_TOKEN without a bearer token', async () => {
-    const response = await app.request('/api/v1/api-keys');
+    const response = await ctx.app.request('/api/v1/api-keys');
     expect(response.status).toBe(401);
     expect(response.body).toEqual({
       success: false,
@@ -196,14 +188,14 @@ describe('JWT errors on key management', () => {
         60,
       );
     }
-    const response = await app.request('/api/v1/api-keys', { headers: bearer(bad) });
+    const response = await ctx.app.request('/api/v1/api-keys', { headers: bearer(bad) });
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('INVALID_AUTH_TOKEN');
   });
 
   it('does not accept an API key as the bearer token of key management', async () => {
-    const { rawKey } = await createKey(app, token);
-    const response = await app.request('/api/v1/api-keys', { headers: bearer(rawKey) });
+    const { rawKey } = await createKey(ctx.app, token);
+    const response = await ctx.app.request('/api/v1/api-keys', { headers: bearer(rawKey) });
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('INVALID_AUTH_TOKEN');
   });
@@ -212,9 +204,9 @@ describe('JWT errors on key management', () => {
 describe('GET /api/v1/api-keys and /:keyId', () => {
   it('lists only the tenant keys, newest first, never with a raw key or hash', async () => {
     const other = await tokenFor(randomUUID());
-    const mine = await createKey(app, token, { name: 'newest' });
-    await createKey(app, other, { name: 'someone else' });
-    const response = await app.request('/api/v1/api-keys', { headers: bearer(token) });
+    const mine = await createKey(ctx.app, token, { name: 'newest' });
+    await createKey(ctx.app, other, { name: 'someone else' });
+    const response = await ctx.app.request('/api/v1/api-keys', { headers: bearer(token) });
     expect(response.status).toBe(200);
     const keys = response.body.data.apiKeys as Array<Record<string, unknown>>;
     expect(keys[0]?.id).toBe(mine.id);
@@ -224,8 +216,8 @@ describe('GET /api/v1/api-keys and /:keyId', () => {
   });
 
   it('reads one key, and answers 404 API_KEY_NOT_FOUND for another tenant key, an unknown id and a non-UUID id', async () => {
-    const mine = await createKey(app, token);
-    const ok = await app.request(`/api/v1/api-keys/${mine.id}`, { headers: bearer(token) });
+    const mine = await createKey(ctx.app, token);
+    const ok = await ctx.app.request(`/api/v1/api-keys/${mine.id}`, { headers: bearer(token) });
     expect(ok.status).toBe(200);
     expect(ok.body.data.apiKey.id).toBe(mine.id);
     const otherToken = await tokenFor(randomUUID());
@@ -235,7 +227,7 @@ describe('GET /api/v1/api-keys and /:keyId', () => {
       ['/api/v1/api-keys/not-a-uuid', token],
       ["/api/v1/api-keys/1'%20or%201=1", token],
     ] as const) {
-      const response = await app.request(path, { headers: bearer(auth) });
+      const response = await ctx.app.request(path, { headers: bearer(auth) });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({
         success: false,
@@ -248,7 +240,7 @@ describe('GET /api/v1/api-keys and /:keyId', () => {
 
 describe('POST /api/v1/api-keys/:keyId/rotate', () => {
   it('creates a successor that copies the settings and keeps the old key working during the grace period', async () => {
-    const old = await createKey(app, token, {
+    const old = await createKey(ctx.app, token, {
       name: 'rotating',
       scopes: ['scans:read'],
       allowedScanTypes: ['nmap'],
@@ -256,7 +248,7 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
       rateLimitPerMinute: 7,
       expiresInDays: 10,
     });
-    const response = await app.request(`/api/v1/api-keys/${old.id}/rotate`, {
+    const response = await ctx.app.request(`/api/v1/api-keys/${old.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
       json: { gracePeriodHours: 2 },
@@ -279,28 +271,28 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
     expect(hours).toBeGreaterThan(1.99);
     expect(hours).toBeLessThan(2.01);
     for (const key of [old.rawKey, rawKey]) {
-      const engines = await app.request('/api/v1/engines', { headers: { 'x-api-key': key } });
+      const engines = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key } });
       expect(engines.status).toBe(200);
     }
-    const record = await app.request(`/api/v1/api-keys/${old.id}`, { headers: bearer(token) });
+    const record = await ctx.app.request(`/api/v1/api-keys/${old.id}`, { headers: bearer(token) });
     expect(record.body.data.apiKey.rotatedToKeyId).toBe(apiKey.id);
   });
 
   it('defaults to a 24 hour grace period, and never past the old key own expiry', async () => {
-    const plain = await createKey(app, token);
-    const a = await app.request(`/api/v1/api-keys/${plain.id}/rotate`, {
+    const plain = await createKey(ctx.app, token);
+    const a = await ctx.app.request(`/api/v1/api-keys/${plain.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
     expect(a.status).toBe(201);
     const hours = (Date.parse(a.body.data.previousKey.expiresAt) - Date.now()) / 3_600_000;
     expect(Math.round(hours)).toBe(24);
-    await database.handle.db
+    await ctx.database.handle.db
       .updateTable('api_keys')
       .set({ expires_at: new Date(Date.now() + 3_600_000) })
       .where('id', '=', a.body.data.apiKey.id)
       .execute();
-    const b = await app.request(`/api/v1/api-keys/${a.body.data.apiKey.id}/rotate`, {
+    const b = await ctx.app.request(`/api/v1/api-keys/${a.body.data.apiKey.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
       json: { gracePeriodHours: 48 },
@@ -311,14 +303,16 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
   });
 
   it('ends the old key at once with gracePeriodHours 0 (KEY_EXPIRED), and after a grace period that has passed', async () => {
-    const old = await createKey(app, token);
-    const response = await app.request(`/api/v1/api-keys/${old.id}/rotate`, {
+    const old = await createKey(ctx.app, token);
+    const response = await ctx.app.request(`/api/v1/api-keys/${old.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
       json: { gracePeriodHours: 0 },
     });
     expect(response.body.data.previousKey.status).toBe('expired');
-    const after = await app.request('/api/v1/engines', { headers: { 'x-api-key': old.rawKey } });
+    const after = await ctx.app.request('/api/v1/engines', {
+      headers: { 'x-api-key': old.rawKey },
+    });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({
       success: false,
@@ -326,31 +320,33 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
       code: 'KEY_EXPIRED',
     });
 
-    const graced = await createKey(app, token);
-    await app.request(`/api/v1/api-keys/${graced.id}/rotate`, {
+    const graced = await createKey(ctx.app, token);
+    await ctx.app.request(`/api/v1/api-keys/${graced.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
-    await database.handle.db
+    await ctx.database.handle.db
       .updateTable('api_keys')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('id', '=', graced.id)
       .execute();
-    const expired = await app.request('/api/v1/engines', {
+    const expired = await ctx.app.request('/api/v1/engines', {
       headers: { 'x-api-key': graced.rawKey },
     });
     expect(expired.body.code).toBe('KEY_EXPIRED');
-    const listed = await app.request(`/api/v1/api-keys/${graced.id}`, { headers: bearer(token) });
+    const listed = await ctx.app.request(`/api/v1/api-keys/${graced.id}`, {
+      headers: bearer(token),
+    });
     expect(listed.body.data.apiKey.status).toBe('expired');
   });
 
   it('answers 409 API_KEY_NOT_ACTIVE when rotating twice, and exactly one of two concurrent rotations wins', async () => {
-    const once = await createKey(app, token);
-    await app.request(`/api/v1/api-keys/${once.id}/rotate`, {
+    const once = await createKey(ctx.app, token);
+    await ctx.app.request(`/api/v1/api-keys/${once.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
-    const twice = await app.request(`/api/v1/api-keys/${once.id}/rotate`, {
+    const twice = await ctx.app.request(`/api/v1/api-keys/${once.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
@@ -361,10 +357,10 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
       code: 'API_KEY_NOT_ACTIVE',
     });
 
-    const raced = await createKey(app, token);
+    const raced = await createKey(ctx.app, token);
     const results = await Promise.all(
       [1, 2].map(() =>
-        app.request(`/api/v1/api-keys/${raced.id}/rotate`, {
+        ctx.app.request(`/api/v1/api-keys/${raced.id}/rotate`, {
           method: 'POST',
           headers: bearer(token),
         }),
@@ -374,21 +370,24 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
   });
 
   it('answers 409 for a revoked key, 404 for another tenant key, 400 for a bad grace period', async () => {
-    const key = await createKey(app, token);
-    const bad = await app.request(`/api/v1/api-keys/${key.id}/rotate`, {
+    const key = await createKey(ctx.app, token);
+    const bad = await ctx.app.request(`/api/v1/api-keys/${key.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
       json: { gracePeriodHours: 721 },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('INVALID_FIELD_VALUE');
-    const foreign = await app.request(`/api/v1/api-keys/${key.id}/rotate`, {
+    const foreign = await ctx.app.request(`/api/v1/api-keys/${key.id}/rotate`, {
       method: 'POST',
       headers: bearer(await tokenFor(randomUUID())),
     });
     expect(foreign.body.code).toBe('API_KEY_NOT_FOUND');
-    await app.request(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(token) });
-    const revoked = await app.request(`/api/v1/api-keys/${key.id}/rotate`, {
+    await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    });
+    const revoked = await ctx.app.request(`/api/v1/api-keys/${key.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
@@ -397,21 +396,26 @@ describe('POST /api/v1/api-keys/:keyId/rotate', () => {
   });
 
   it('applies a revocation of the old key during its grace period at once', async () => {
-    const old = await createKey(app, token);
-    await app.request(`/api/v1/api-keys/${old.id}/rotate`, {
+    const old = await createKey(ctx.app, token);
+    await ctx.app.request(`/api/v1/api-keys/${old.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
-    await app.request(`/api/v1/api-keys/${old.id}`, { method: 'DELETE', headers: bearer(token) });
-    const response = await app.request('/api/v1/engines', { headers: { 'x-api-key': old.rawKey } });
+    await ctx.app.request(`/api/v1/api-keys/${old.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    });
+    const response = await ctx.app.request('/api/v1/engines', {
+      headers: { 'x-api-key': old.rawKey },
+    });
     expect(response.body.code).toBe('KEY_REVOKED');
   });
 });
 
 describe('DELETE /api/v1/api-keys/:keyId', () => {
   it('revokes with a reason, is harmless to repeat, and the key then answers 401 KEY_REVOKED', async () => {
-    const key = await createKey(app, token);
-    const first = await app.request(`/api/v1/api-keys/${key.id}`, {
+    const key = await createKey(ctx.app, token);
+    const first = await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: bearer(token),
       json: { reason: 'leaked in a log' },
@@ -421,14 +425,14 @@ describe('DELETE /api/v1/api-keys/:keyId', () => {
       status: 'revoked',
       revokedReason: 'leaked in a log',
     });
-    const again = await app.request(`/api/v1/api-keys/${key.id}`, {
+    const again = await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: bearer(token),
     });
     expect(again.status).toBe(200);
     expect(again.body.data.apiKey.revokedAt).toBe(first.body.data.apiKey.revokedAt);
     expect(again.body.data.apiKey.revokedReason).toBe('leaked in a log');
-    const use = await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    const use = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
     expect(use.status).toBe(401);
     expect(use.body).toEqual({
       success: false,
@@ -438,13 +442,13 @@ describe('DELETE /api/v1/api-keys/:keyId', () => {
   });
 
   it('accepts an empty JSON body and refuses a reason over 500 characters', async () => {
-    const key = await createKey(app, token);
-    const empty = await app.request(`/api/v1/api-keys/${key.id}`, {
+    const key = await createKey(ctx.app, token);
+    const empty = await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: { ...bearer(token), 'content-type': 'application/json' },
     });
     expect(empty.status).toBe(200);
-    const long = await app.request(`/api/v1/api-keys/${key.id}`, {
+    const long = await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: bearer(token),
       json: { reason: 'x'.repeat(501) },
@@ -453,8 +457,8 @@ describe('DELETE /api/v1/api-keys/:keyId', () => {
   });
 
   it('answers 404 for another tenant key', async () => {
-    const key = await createKey(app, token);
-    const response = await app.request(`/api/v1/api-keys/${key.id}`, {
+    const key = await createKey(ctx.app, token);
+    const response = await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: bearer(await tokenFor(randomUUID())),
     });

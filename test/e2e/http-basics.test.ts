@@ -1,32 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   createKey,
   startApp,
   TEST_JWT_SECRET,
-  type TestApp,
   tokenFor,
+  useTestApp,
 } from '../support/harness.js';
 
-let database: TestDatabase;
-let app: TestApp;
+const ctx = useTestApp();
+
 let token: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startApp(database.handle);
   token = await tokenFor(randomUUID());
 });
 
-afterAll(async () => {
-  await app.close();
-  await database.destroy();
-});
-
 const postKey = (body: string, headers: Record<string, string> = {}) =>
-  app.request('/api/v1/api-keys', {
+  ctx.app.request('/api/v1/api-keys', {
     method: 'POST',
     headers: { ...bearer(token), 'content-type': 'application/json', ...headers },
     body,
@@ -96,7 +88,7 @@ describe('request bodies', () => {
   });
 
   it('answers MISSING_REQUIRED_FIELD when a POST has no body at all', async () => {
-    const response = await app.request('/api/v1/api-keys', {
+    const response = await ctx.app.request('/api/v1/api-keys', {
       method: 'POST',
       headers: bearer(token),
     });
@@ -111,7 +103,7 @@ describe('request bodies', () => {
 describe('routes, health and documents', () => {
   it('answers 404 NOT_FOUND in the envelope for unknown routes', async () => {
     for (const path of ['/nope', '/api/v1/nope', '/api/v2/engines']) {
-      const response = await app.request(`${path}?q=1`);
+      const response = await ctx.app.request(`${path}?q=1`);
       expect(response.status).toBe(404);
       expect(response.body).toEqual({
         success: false,
@@ -122,12 +114,15 @@ describe('routes, health and documents', () => {
   });
 
   it('serves /healthz and /readyz', async () => {
-    expect((await app.request('/healthz')).body).toEqual({ success: true, data: { status: 'ok' } });
-    expect((await app.request('/readyz')).status).toBe(200);
+    expect((await ctx.app.request('/healthz')).body).toEqual({
+      success: true,
+      data: { status: 'ok' },
+    });
+    expect((await ctx.app.request('/readyz')).status).toBe(200);
   });
 
   it('answers /readyz 503 SERVICE_UNAVAILABLE when the database does not answer', async () => {
-    const broken = await startApp({ ...database.handle, ping: async () => false });
+    const broken = await startApp({ ...ctx.database.handle, ping: async () => false });
     try {
       const response = await broken.request('/readyz');
       expect(response.status).toBe(503);
@@ -138,7 +133,7 @@ describe('routes, health and documents', () => {
   });
 
   it('serves the OpenAPI document generated from the routes, and a docs page', async () => {
-    const response = await app.request('/api/v1/openapi.json');
+    const response = await ctx.app.request('/api/v1/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
     expect(Object.keys(response.body.paths)).toEqual(
@@ -153,31 +148,33 @@ describe('routes, health and documents', () => {
       ]),
     );
     expect(response.body.paths['/api/v1/api-keys'].post.responses['201']).toBeDefined();
-    const docs = await app.request('/docs');
+    const docs = await ctx.app.request('/docs');
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
     expect(docs.text).toContain('/api/v1/openapi.json');
   });
 
   it('returns a request id, keeping a safe incoming one', async () => {
-    const fresh = await app.request('/healthz');
+    const fresh = await ctx.app.request('/healthz');
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const kept = await app.request('/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    const kept = await ctx.app.request('/healthz', { headers: { 'x-request-id': 'trace-123' } });
     expect(kept.headers.get('x-request-id')).toBe('trace-123');
-    const unsafe = await app.request('/healthz', { headers: { 'x-request-id': 'a b<script>' } });
+    const unsafe = await ctx.app.request('/healthz', {
+      headers: { 'x-request-id': 'a b<script>' },
+    });
     expect(unsafe.headers.get('x-request-id')).not.toBe('a b<script>');
   });
 });
 
 describe('logs', () => {
   it('never contain raw keys, tokens or the JWT secret', async () => {
-    const key = await createKey(app, token);
-    await app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
-    await app.request(`/api/v1/engines?api_key=${key.rawKey}`);
-    await app.request('/api/v1/engines', { headers: bearer(key.rawKey) });
-    await app.request('/api/v1/api-keys', { headers: { authorization: `Bearer ${token}x` } });
+    const key = await createKey(ctx.app, token);
+    await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
+    await ctx.app.request(`/api/v1/engines?api_key=${key.rawKey}`);
+    await ctx.app.request('/api/v1/engines', { headers: bearer(key.rawKey) });
+    await ctx.app.request('/api/v1/api-keys', { headers: { authorization: `Bearer ${token}x` } });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const all = app.logs.join('\n');
+    const all = ctx.app.logs.join('\n');
     expect(all.length).toBeGreaterThan(0);
     expect(all).toContain('/api/v1/engines');
     for (const secret of [key.rawKey, key.rawKey.slice(7), token, TEST_JWT_SECRET]) {

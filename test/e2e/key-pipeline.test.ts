@@ -1,30 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimitStore } from '../../src/adapters/rate-limit-store/redis-store.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { bearer, createKey, startApp, tokenFor, useTestApp } from '../support/harness.js';
 
-let database: TestDatabase;
-let app: TestApp;
+const ctx = useTestApp();
+
 let token: string;
 let tenantId: string;
 let admin: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startApp(database.handle);
   tenantId = randomUUID();
   token = await tokenFor(tenantId);
   admin = await tokenFor(randomUUID(), { admin: true });
 });
 
-afterAll(async () => {
-  await app.close();
-  await database.destroy();
-});
-
 const engines = (headers: Record<string, string> = {}) =>
-  app.request('/api/v1/engines', { headers });
+  ctx.app.request('/api/v1/engines', { headers });
 
 function expectRateLimitHeaders(headers: Headers) {
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
@@ -34,7 +26,7 @@ function expectRateLimitHeaders(headers: Headers) {
 
 describe('GET /api/v1/engines behind the key pipeline', () => {
   it('lists the ten engines with target types, options schema and availability', async () => {
-    const { rawKey } = await createKey(app, token, { scopes: ['usage:read'] });
+    const { rawKey } = await createKey(ctx.app, token, { scopes: ['usage:read'] });
     const response = await engines({ 'x-api-key': rawKey });
     expect(response.status).toBe(200);
     const list = response.body.data.engines as Array<Record<string, unknown>>;
@@ -67,7 +59,7 @@ describe('GET /api/v1/engines behind the key pipeline', () => {
 
 describe('401 codes of the key pipeline', () => {
   it('answers MISSING_API_KEY without a header, and when the key comes as Bearer or in the query', async () => {
-    const { rawKey } = await createKey(app, token);
+    const { rawKey } = await createKey(ctx.app, token);
     const none = await engines();
     expect(none.status).toBe(401);
     expect(none.body).toEqual({
@@ -79,7 +71,7 @@ describe('401 codes of the key pipeline', () => {
     const asBearer = await engines(bearer(rawKey));
     expect(asBearer.body.code).toBe('MISSING_API_KEY');
     expect(asBearer.body.error).toContain('X-API-Key header');
-    const inQuery = await app.request(`/api/v1/engines?api_key=${rawKey}`);
+    const inQuery = await ctx.app.request(`/api/v1/engines?api_key=${rawKey}`);
     expect(inQuery.body.code).toBe('MISSING_API_KEY');
     const badJwt = await engines(bearer('a.b.c'));
     expect(badJwt.body.code).toBe('MISSING_API_KEY');
@@ -104,12 +96,12 @@ describe('401 codes of the key pipeline', () => {
 describe('order of checks (one test per adjacent pair)', () => {
   it('key status before tenant: a revoked key of a suspended tenant gets 401 KEY_REVOKED', async () => {
     const victim = randomUUID();
-    const key = await createKey(app, await tokenFor(victim));
-    await app.request(`/api/v1/api-keys/${key.id}`, {
+    const key = await createKey(ctx.app, await tokenFor(victim));
+    await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
       method: 'DELETE',
       headers: bearer(await tokenFor(victim)),
     });
-    await app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
+    await ctx.app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
       method: 'POST',
       headers: bearer(admin),
     });
@@ -119,10 +111,10 @@ describe('order of checks (one test per adjacent pair)', () => {
 
   it('tenant before IP: a suspended tenant key from a disallowed address gets 403 TENANT_SUSPENDED', async () => {
     const victim = randomUUID();
-    const key = await createKey(app, await tokenFor(victim), {
+    const key = await createKey(ctx.app, await tokenFor(victim), {
       allowedIpAddresses: ['203.0.113.7'],
     });
-    await app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
+    await ctx.app.request(`/api/v1/admin/tenants/${victim}/suspend`, {
       method: 'POST',
       headers: bearer(admin),
     });
@@ -133,7 +125,7 @@ describe('order of checks (one test per adjacent pair)', () => {
   });
 
   it('IP before rate limit: a disallowed address gets 403 IP_NOT_ALLOWED and consumes nothing', async () => {
-    const key = await createKey(app, token, {
+    const key = await createKey(ctx.app, token, {
       allowedIpAddresses: ['203.0.113.7'],
       rateLimitPerMinute: 1,
     });
@@ -153,7 +145,7 @@ describe('order of checks (one test per adjacent pair)', () => {
   it('rate limit before scope: a key over its limit and without the scope gets 429 first', async () => {
     // GET /api/v1/engines needs no scope, so a scoped route is exercised through a test-only scope check:
     // the scope step is proven on key management's neighbour in scope.test.ts; here the 429 wins.
-    const key = await createKey(app, token, { rateLimitPerMinute: 1 });
+    const key = await createKey(ctx.app, token, { rateLimitPerMinute: 1 });
     expect((await engines({ 'x-api-key': key.rawKey })).status).toBe(200);
     const limited = await engines({ 'x-api-key': key.rawKey });
     expect(limited.status).toBe(429);
@@ -162,13 +154,13 @@ describe('order of checks (one test per adjacent pair)', () => {
 
   it('the IP allowlist matches the loopback peer, also written as an IPv4-mapped address', async () => {
     for (const entry of ['127.0.0.1', '::ffff:127.0.0.1', '127.0.0.0/8']) {
-      const key = await createKey(app, token, { allowedIpAddresses: [entry] });
+      const key = await createKey(ctx.app, token, { allowedIpAddresses: [entry] });
       expect((await engines({ 'x-api-key': key.rawKey })).status).toBe(200);
     }
   });
 
   it('a spoofed X-Forwarded-For from an untrusted peer is not believed', async () => {
-    const key = await createKey(app, token, { allowedIpAddresses: ['203.0.113.7'] });
+    const key = await createKey(ctx.app, token, { allowedIpAddresses: ['203.0.113.7'] });
     const response = await engines({ 'x-api-key': key.rawKey, 'x-forwarded-for': '203.0.113.7' });
     expect(response.body.code).toBe('IP_NOT_ALLOWED');
   });
@@ -176,7 +168,7 @@ describe('order of checks (one test per adjacent pair)', () => {
 
 describe('rate limits', () => {
   it('sends the window nearest exhaustion, counts 4xx answers, and answers 429 with Retry-After', async () => {
-    const key = await createKey(app, token, { rateLimitPerMinute: 3, rateLimitPerHour: 100 });
+    const key = await createKey(ctx.app, token, { rateLimitPerMinute: 3, rateLimitPerHour: 100 });
     const first = await engines({ 'x-api-key': key.rawKey });
     expect(first.headers.get('x-ratelimit-limit')).toBe('3');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
@@ -204,7 +196,7 @@ describe('rate limits', () => {
   });
 
   it('reports the day window when it is nearest exhaustion', async () => {
-    const key = await createKey(app, token, {
+    const key = await createKey(ctx.app, token, {
       rateLimitPerMinute: 100,
       rateLimitPerHour: 100,
       rateLimitPerDay: 5,
@@ -216,7 +208,7 @@ describe('rate limits', () => {
   });
 
   it('admits exactly 10 of 20 parallel requests on a limit of 10 (memory store)', async () => {
-    const key = await createKey(app, token, { rateLimitPerMinute: 10 });
+    const key = await createKey(ctx.app, token, { rateLimitPerMinute: 10 });
     const results = await Promise.all(
       Array.from({ length: 20 }, () => engines({ 'x-api-key': key.rawKey })),
     );
@@ -225,10 +217,10 @@ describe('rate limits', () => {
   });
 
   it('shares counters between a rotated key and its successor', async () => {
-    const key = await createKey(app, token, { rateLimitPerMinute: 4 });
+    const key = await createKey(ctx.app, token, { rateLimitPerMinute: 4 });
     await engines({ 'x-api-key': key.rawKey });
     await engines({ 'x-api-key': key.rawKey });
-    const rotated = await app.request(`/api/v1/api-keys/${key.id}/rotate`, {
+    const rotated = await ctx.app.request(`/api/v1/api-keys/${key.id}/rotate`, {
       method: 'POST',
       headers: bearer(token),
     });
@@ -245,8 +237,8 @@ describe('rate limits with Redis', () => {
     const prefix = `rampart-test:${randomUUID()}:`;
     const storeA = createRedisRateLimitStore('redis://127.0.0.1:6379', { keyPrefix: prefix });
     const storeB = createRedisRateLimitStore('redis://127.0.0.1:6379', { keyPrefix: prefix });
-    const a = await startApp(database.handle, {}, { rateLimits: storeA });
-    const b = await startApp(database.handle, {}, { rateLimits: storeB });
+    const a = await startApp(ctx.database.handle, {}, { rateLimits: storeA });
+    const b = await startApp(ctx.database.handle, {}, { rateLimits: storeB });
     try {
       const key = await createKey(a, token, { rateLimitPerMinute: 10 });
       const results = await Promise.all(
@@ -268,9 +260,9 @@ describe('rate limits with Redis', () => {
 
   it('answers 503 SERVICE_UNAVAILABLE (not 500) when Redis cannot be reached', async () => {
     const store = createRedisRateLimitStore('redis://127.0.0.1:1');
-    const down = await startApp(database.handle, {}, { rateLimits: store });
+    const down = await startApp(ctx.database.handle, {}, { rateLimits: store });
     try {
-      const key = await createKey(app, token);
+      const key = await createKey(ctx.app, token);
       const response = await down.request('/api/v1/engines', {
         headers: { 'x-api-key': key.rawKey },
       });
@@ -286,20 +278,23 @@ describe('rate limits with Redis', () => {
 
 describe('two app instances on one database', () => {
   it('a key revoked through one fails on the other at the very next request', async () => {
-    const second = database.connectAgain();
+    const second = ctx.database.connectAgain();
     const other = await startApp(second);
     try {
-      const key = await createKey(app, token);
+      const key = await createKey(ctx.app, token);
       expect(
         (await other.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } })).status,
       ).toBe(200);
-      await app.request(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(token) });
+      await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
+        method: 'DELETE',
+        headers: bearer(token),
+      });
       const next = await other.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
       expect(next.status).toBe(401);
       expect(next.body.code).toBe('KEY_REVOKED');
       const suspended = await createKey(other, token);
       await other.request('/api/v1/engines', { headers: { 'x-api-key': suspended.rawKey } });
-      await app.request(`/api/v1/admin/api-keys/${suspended.id}/suspend`, {
+      await ctx.app.request(`/api/v1/admin/api-keys/${suspended.id}/suspend`, {
         method: 'POST',
         headers: bearer(admin),
       });
@@ -315,22 +310,22 @@ describe('two app instances on one database', () => {
 
 describe('lastUsedAt', () => {
   it('is written on first use and not again within the minute', async () => {
-    const key = await createKey(app, token);
+    const key = await createKey(ctx.app, token);
     await engines({ 'x-api-key': key.rawKey });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const first = await app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
+    const first = await ctx.app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
     const used = first.body.data.apiKey.lastUsedAt as string;
     expect(used).not.toBeNull();
     await engines({ 'x-api-key': key.rawKey });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = await app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
+    const second = await ctx.app.request(`/api/v1/api-keys/${key.id}`, { headers: bearer(token) });
     expect(second.body.data.apiKey.lastUsedAt).toBe(used);
   });
 });
 
 describe('failed authentication per source address', () => {
   it('turns the next requests into 429 after AUTH_FAILURES_PER_MINUTE 401 answers', async () => {
-    const limited = await startApp(database.handle, { AUTH_FAILURES_PER_MINUTE: '5' });
+    const limited = await startApp(ctx.database.handle, { AUTH_FAILURES_PER_MINUTE: '5' });
     try {
       const key = await createKey(limited, token);
       for (let i = 0; i < 5; i++) {

@@ -6,12 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 
-let database: TestDatabase;
-let app: TestApp;
 let token: string;
 
 function scopedRoutes(context: FastifyInstance) {
@@ -26,22 +23,18 @@ function scopedRoutes(context: FastifyInstance) {
   );
 }
 
+const ctx = useTestApp({}, { apiKeyRoutes: scopedRoutes });
+
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startApp(database.handle, {}, { apiKeyRoutes: scopedRoutes });
   token = await tokenFor(randomUUID());
 });
 
-afterAll(async () => {
-  await app.close();
-  await database.destroy();
-});
-
-const get = (key: string) => app.request('/api/v1/test/scoped', { headers: { 'x-api-key': key } });
+const get = (key: string) =>
+  ctx.app.request('/api/v1/test/scoped', { headers: { 'x-api-key': key } });
 
 describe('scope checks in the key pipeline', () => {
   it('answers 403 INSUFFICIENT_SCOPE with the exact message, and counts the request', async () => {
-    const key = await createKey(app, token, { scopes: ['usage:read'], rateLimitPerMinute: 5 });
+    const key = await createKey(ctx.app, token, { scopes: ['usage:read'], rateLimitPerMinute: 5 });
     const response = await get(key.rawKey);
     expect(response.status).toBe(403);
     expect(response.body).toEqual({
@@ -53,25 +46,28 @@ describe('scope checks in the key pipeline', () => {
   });
 
   it('lets a key with the scope through', async () => {
-    const key = await createKey(app, token, { scopes: ['scans:read'] });
+    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
     expect((await get(key.rawKey)).status).toBe(200);
   });
 
   it('lets a dashboard JWT through with every scope', async () => {
-    const response = await app.request('/api/v1/test/scoped', { headers: bearer(token) });
+    const response = await ctx.app.request('/api/v1/test/scoped', { headers: bearer(token) });
     expect(response.status).toBe(200);
   });
 });
 
 describe('order of checks around the scope', () => {
   it('a revoked key without the scope gets 401 KEY_REVOKED, not 403', async () => {
-    const key = await createKey(app, token, { scopes: ['usage:read'] });
-    await app.request(`/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers: bearer(token) });
+    const key = await createKey(ctx.app, token, { scopes: ['usage:read'] });
+    await ctx.app.request(`/api/v1/api-keys/${key.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    });
     expect((await get(key.rawKey)).body.code).toBe('KEY_REVOKED');
   });
 
   it('a key over its rate limit and without the scope gets 429, not 403', async () => {
-    const key = await createKey(app, token, { scopes: ['usage:read'], rateLimitPerMinute: 1 });
+    const key = await createKey(ctx.app, token, { scopes: ['usage:read'], rateLimitPerMinute: 1 });
     expect((await get(key.rawKey)).body.code).toBe('INSUFFICIENT_SCOPE');
     const second = await get(key.rawKey);
     expect(second.status).toBe(429);
@@ -79,9 +75,9 @@ describe('order of checks around the scope', () => {
   });
 
   it('an address outside the allowlist gets 403 IP_NOT_ALLOWED even when the limit is used up', async () => {
-    const key = await createKey(app, token, { scopes: ['scans:read'], rateLimitPerMinute: 1 });
+    const key = await createKey(ctx.app, token, { scopes: ['scans:read'], rateLimitPerMinute: 1 });
     expect((await get(key.rawKey)).status).toBe(200);
-    await database.handle.db
+    await ctx.database.handle.db
       .updateTable('api_keys')
       .set({ allowed_ip_addresses: ['203.0.113.7'] })
       .where('id', '=', key.id)
@@ -92,8 +88,8 @@ describe('order of checks around the scope', () => {
   });
 
   it('a key without the scope sending malformed JSON gets 403, not 400', async () => {
-    const key = await createKey(app, token, { scopes: ['usage:read'] });
-    const response = await app.request('/api/v1/test/scoped', {
+    const key = await createKey(ctx.app, token, { scopes: ['usage:read'] });
+    const response = await ctx.app.request('/api/v1/test/scoped', {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey, 'content-type': 'application/json' },
       body: '{"target":',
@@ -102,8 +98,8 @@ describe('order of checks around the scope', () => {
   });
 
   it('a key with the scope sending malformed JSON gets 400 INVALID_JSON with rate-limit headers', async () => {
-    const key = await createKey(app, token, { scopes: ['scans:read'] });
-    const response = await app.request('/api/v1/test/scoped', {
+    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
+    const response = await ctx.app.request('/api/v1/test/scoped', {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey, 'content-type': 'application/json' },
       body: '{"target":',
@@ -118,8 +114,8 @@ describe('order of checks around the scope', () => {
   });
 
   it('a missing field after a passed pipeline is 400 MISSING_REQUIRED_FIELD', async () => {
-    const key = await createKey(app, token, { scopes: ['scans:read'] });
-    const response = await app.request('/api/v1/test/scoped', {
+    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
+    const response = await ctx.app.request('/api/v1/test/scoped', {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey },
       json: {},

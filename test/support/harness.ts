@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
@@ -12,6 +13,7 @@ import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-li
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { listEngines } from '../../src/engines/registry.js';
 import { type ComposedApp, composeApp } from '../../src/main/compose.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 
@@ -124,5 +126,44 @@ export async function createKey(
     id: response.body.data.apiKey.id,
     rawKey: response.body.data.rawKey,
     apiKey: response.body.data.apiKey,
+  };
+}
+
+export interface TestContext {
+  readonly database: TestDatabase;
+  readonly app: TestApp;
+}
+
+/**
+ * A database and a listening app for the whole test file, created before its tests and closed
+ * after them. Read `ctx.app` and `ctx.database` inside tests and hooks.
+ */
+export function useTestApp(
+  env: Record<string, string> = {},
+  options: Parameters<typeof startApp>[2] = {},
+): TestContext {
+  let database: TestDatabase | null = null;
+  let app: TestApp | null = null;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await startApp(database.handle, env, options);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.destroy();
+  });
+  return {
+    get database() {
+      if (database === null) {
+        throw new Error('useTestApp: the database exists only inside tests and hooks');
+      }
+      return database;
+    },
+    get app() {
+      if (app === null) {
+        throw new Error('useTestApp: the app exists only inside tests and hooks');
+      }
+      return app;
+    },
   };
 }
