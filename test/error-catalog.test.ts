@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, ERROR_CODES } from '../src/domain/errors.js';
 import { createTestDatabase } from './support/database.js';
 import { startApp } from './support/harness.js';
+import { sharedPath } from './support/shared-dir.js';
 
-const SPEC = new URL('../../shared/spec/000_00068004c9db5bf2.txt', import.meta.url);
-const DECISIONS = new URL('../../shared/spec/decisions.md', import.meta.url);
+const SPEC = sharedPath('spec', '000_00068004c9db5bf2.txt');
+const DECISIONS = sharedPath('spec', 'decisions.md');
 
 /** Rows `| CODE | status | …` of markdown tables (codes may be written `CODE`, `A`, `B`). */
 function codeRows(text: string): Map<string, number> {
