@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
+import {
+  bearer,
+  createKey,
+  tokenFor,
+  useTestApp,
+  withinOneMinuteWindow,
+} from '../support/harness.js';
 
 let token: string;
 
@@ -67,6 +73,7 @@ describe('order of checks around the scope', () => {
   });
 
   it('a key over its rate limit and without the scope gets 429, not 403', async () => {
+    await withinOneMinuteWindow();
     const key = await createKey(ctx.app, token, { scopes: ['usage:read'], rateLimitPerMinute: 1 });
     expect((await get(key.rawKey)).body.code).toBe('INSUFFICIENT_SCOPE');
     const second = await get(key.rawKey);
@@ -75,6 +82,7 @@ describe('order of checks around the scope', () => {
   });
 
   it('an address outside the allowlist gets 403 IP_NOT_ALLOWED even when the limit is used up', async () => {
+    await withinOneMinuteWindow();
     const key = await createKey(ctx.app, token, { scopes: ['scans:read'], rateLimitPerMinute: 1 });
     expect((await get(key.rawKey)).status).toBe(200);
     await ctx.database.handle.db

@@ -167,3 +167,15 @@ export function useTestApp(
     },
   };
 }
+
+/**
+ * Rate-limit windows are fixed and roll over on the UTC minute. A test that counts several
+ * requests in one window waits, when the minute is about to end, until the next one has begun, so
+ * that its requests never straddle a boundary.
+ */
+export async function withinOneMinuteWindow(marginMs = 5_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - marginMs) {
+    await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+  }
+}
