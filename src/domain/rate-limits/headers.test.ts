@@ -59,6 +59,9 @@ describe('maskAddressForLimit', () => {
   it('keeps IPv4 and unwraps IPv4-mapped IPv6', () => {
     expect(maskAddressForLimit('203.0.113.9')).toBe('203.0.113.9');
     expect(maskAddressForLimit('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    for (const address of ['0.0.0.0', '10.0.0.1', '255.255.255.255']) {
+      expect(maskAddressForLimit(address)).toBe(address);
+    }
   });
   it('groups IPv6 addresses by their /64', () => {
     expect(maskAddressForLimit('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
