@@ -15,6 +15,7 @@ import {
   type DatabaseHandle,
   openPglite,
 } from '../adapters/db/connect.js';
+import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
 import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
@@ -93,9 +94,15 @@ export async function composeApp(
   const rateLimits =
     options.rateLimits ??
     (config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : createMemoryRateLimitStore());
+  const apiKeys = createApiKeyStore(database.db, (query) => database.prepared(query));
+  // lastUsedAt is informational: a failed write is logged and never fails a request.
+  const lastUsed = createLastUsedRecorder((ids) => apiKeys.touchLastUsed(ids), {
+    onError: (error) => logger.warn({ err: error }, 'could not record lastUsedAt'),
+  });
   const deps: AppDeps = {
     config,
-    apiKeys: createApiKeyStore(database.db, (query) => database.prepared(query)),
+    apiKeys,
+    lastUsed,
     tenants: createTenantStore(database.db),
     rateLimits,
     tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),
@@ -117,6 +124,7 @@ export async function composeApp(
     logger,
     async close() {
       await app.close();
+      await lastUsed.close();
       if (!options.rateLimits) {
         await rateLimits.close();
       }

@@ -94,8 +94,13 @@ export interface ApiKeyStore {
       }
     | { readonly ok: false; readonly reason: 'not-found' | string }
   >;
-  /** Writes lastUsedAt = now() unless it was written less than a minute ago. */
-  touchLastUsed(id: string): Promise<void>;
+  /** Writes lastUsedAt = now() on each key unless it was written less than a minute ago. */
+  touchLastUsed(ids: readonly string[]): Promise<void>;
   /** The database clock. */
   now(): Promise<Date>;
+}
+
+/** Notes that a key was used; `lastUsedAt` is written soon after, off the request path. */
+export interface LastUsedRecorder {
+  record(id: string): void;
 }

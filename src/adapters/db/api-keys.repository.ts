@@ -236,11 +236,14 @@ export function createApiKeyStore(
       });
     },
 
-    async touchLastUsed(id) {
+    async touchLastUsed(ids) {
+      if (ids.length === 0) {
+        return;
+      }
       await db
         .updateTable('api_keys')
         .set({ last_used_at: sql`now()` })
-        .where('id', '=', id)
+        .where('id', 'in', [...ids])
         .where((eb) =>
           eb.or([
             eb('last_used_at', 'is', null),

@@ -6,6 +6,7 @@ import type {
   ApiKeyStore,
   Clock,
   IdSource,
+  LastUsedRecorder,
   TenantStore,
 } from '../../use-cases/ports.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
@@ -25,6 +26,8 @@ export interface EngineAvailability {
 export interface AppDeps {
   readonly config: Config;
   readonly apiKeys: ApiKeyStore;
+  /** Batches lastUsedAt writes off the request path. */
+  readonly lastUsed: LastUsedRecorder;
   readonly tenants: TenantStore;
   readonly rateLimits: RateLimitStore;
   readonly tokens: TokenVerifier;

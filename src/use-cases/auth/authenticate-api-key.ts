@@ -1,6 +1,6 @@
 import { keyStatusAt, shouldRecordUse, statusErrorCode } from '../../domain/api-keys/key-status.js';
 import { hashRawKey, isWellFormedRawKey } from '../../domain/api-keys/raw-key.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../ports.js';
+import type { ApiKeyRecord, ApiKeyStore, LastUsedRecorder } from '../ports.js';
 
 export type KeyAuthentication =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly tenantSuspended: boolean }
@@ -18,7 +18,7 @@ export async function authenticateApiKey(
   apiKeys: ApiKeyStore,
   rawKey: string,
   apiKeyPrefix: string,
-  onTouchError: (error: unknown) => void,
+  lastUsed: LastUsedRecorder,
 ): Promise<KeyAuthentication> {
   if (!isWellFormedRawKey(rawKey, apiKeyPrefix)) {
     return { ok: false, code: 'INVALID_API_KEY' };
@@ -32,8 +32,8 @@ export async function authenticateApiKey(
     return { ok: false, code: statusErrorCode(status) };
   }
   if (shouldRecordUse(found.key.lastUsedAt, found.now)) {
-    // Off the request path: the answer does not wait for this write, and a failure is only logged.
-    apiKeys.touchLastUsed(found.key.id).catch(onTouchError);
+    // Off the request path: the answer does not wait for this write.
+    lastUsed.record(found.key.id);
   }
   return { ok: true, key: found.key, tenantSuspended: found.tenantStatus === 'suspended' };
 }

@@ -35,7 +35,7 @@ export function createApiKeyAuthHook(
   deps: AppDeps,
   failures: AuthFailureLimiter,
 ): onRequestAsyncHookHandler {
-  const { config, apiKeys, rateLimits } = deps;
+  const { config, apiKeys, rateLimits, lastUsed } = deps;
 
   async function admitKey(
     request: FastifyRequest,
@@ -87,10 +87,7 @@ export function createApiKeyAuthHook(
     if (typeof header !== 'string') {
       throw new ApiError('INVALID_API_KEY');
     }
-    // lastUsedAt is informational: a failed write is logged and never fails the request.
-    const onTouchError = (error: unknown) =>
-      request.log.warn({ err: error }, 'could not record lastUsedAt');
-    const result = await authenticateApiKey(apiKeys, header, config.apiKeyPrefix, onTouchError);
+    const result = await authenticateApiKey(apiKeys, header, config.apiKeyPrefix, lastUsed);
     if (!result.ok) {
       throw new ApiError(result.code);
     }
