@@ -1,7 +1,9 @@
 /**
  * One load run, in its own process (the load generator never shares a CPU-bound event loop with
  * the server). Cycles through the given API keys so no key hits its per-minute limit (1000 at
- * most, by contract) while the pipeline still does every step for every request.
+ * most, by contract) while the pipeline still does every step for every request. run.ts gives
+ * every target a keys file, the baseline included, so the generator's own work per request is
+ * the same whatever it measures.
  * Usage: load.ts <url> <connections> <seconds> [keys-file]
  */
 import { readFileSync } from 'node:fs';

@@ -145,10 +145,21 @@ async function main() {
   const targets: Target[] = [];
   try {
     await waitFor(hello, /ready/);
-    targets.push({ name: 'hello-world', url: 'http://127.0.0.1:3900/hello', process: hello });
+    const helloWorld: Target = {
+      name: 'hello-world',
+      url: 'http://127.0.0.1:3900/hello',
+      process: hello,
+    };
+    targets.push(helloWorld);
     const pgUrl = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     const postgres = await startRampart('postgres', 3901, { DATABASE_URL: pgUrl });
     targets.push(postgres);
+    // The load generator does the same work for every target: each request carries the next key
+    // of the list in X-API-Key (the baseline ignores it), so that the ratio compares servers and
+    // not two different loads.
+    if (postgres.keysFile !== undefined) {
+      helloWorld.keysFile = postgres.keysFile;
+    }
     // The floor the issue reasons from: bare Fastify plus one indexed PostgreSQL lookup.
     const lookup = spawn(TSX, ['bench/lookup-server.ts', '3903', DATABASE_URL, schema], {
       cwd: ROOT,
