@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { connectPglite, connectPostgres, openPglite } from '../src/adapters/db/connect.js';
 import { migrate } from '../src/adapters/db/migrate.js';
 import { MIGRATIONS } from '../src/adapters/db/migrations/index.js';
-import { TEST_DATABASE_URL } from './support/database.js';
+import { createTestDatabase, TEST_DATABASE_URL } from './support/database.js';
 
 describe('migrate', () => {
   it('applies every migration once when three starters race, and nothing on a later start', async () => {
@@ -45,6 +45,21 @@ describe('migrate', () => {
       expect(await migrate(connectPglite(pglite, false).db)).toEqual([]);
     } finally {
       await pglite.close();
+    }
+  });
+});
+
+describe('migration 0002', () => {
+  it('leaves room on api_keys pages so lastUsedAt updates can stay on the page', async () => {
+    const database = await createTestDatabase();
+    try {
+      const rows = await sql<{ options: string[] | null }>`
+        select reloptions as options from pg_class
+        where relname = 'api_keys' and relnamespace = current_schema()::regnamespace
+      `.execute(database.handle.db);
+      expect(rows.rows[0]?.options).toContain('fillfactor=70');
+    } finally {
+      await database.destroy();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { migration0001 } from './0001-tenants-and-api-keys.js';
+import { migration0002 } from './0002-api-keys-fillfactor.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -10,4 +11,4 @@ export interface Migration {
   readonly statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002];
