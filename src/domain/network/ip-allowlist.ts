@@ -10,8 +10,13 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 const DECIMAL_IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
+/** Whether `text` is an IPv4 address in canonical four-part decimal form (`127.0.0.1`, not `127.1`). */
+export function isCanonicalIPv4(text: string): boolean {
+  return DECIMAL_IPV4.test(text);
+}
+
 function parseCanonicalAddress(text: string): Address | null {
-  if (DECIMAL_IPV4.test(text)) {
+  if (isCanonicalIPv4(text)) {
     return ipaddr.IPv4.parse(text);
   }
   if (text.includes(':') && !text.includes('%') && ipaddr.IPv6.isValid(text)) {
