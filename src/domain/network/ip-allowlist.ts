@@ -15,11 +15,19 @@ export function isCanonicalIPv4(text: string): boolean {
   return DECIMAL_IPV4.test(text);
 }
 
-function parseCanonicalAddress(text: string): Address | null {
+/**
+ * Parses an address in canonical form (see the module comment), or null. An IPv6 address with an
+ * embedded IPv4 part needs that part canonical too: ipaddr.js reads `::ffff:0x7f.0.0.1`.
+ */
+export function parseCanonicalAddress(text: string): Address | null {
   if (isCanonicalIPv4(text)) {
     return ipaddr.IPv4.parse(text);
   }
   if (text.includes(':') && !text.includes('%') && ipaddr.IPv6.isValid(text)) {
+    const embedded = text.includes('.') ? text.slice(text.lastIndexOf(':') + 1) : null;
+    if (embedded !== null && !isCanonicalIPv4(embedded)) {
+      return null;
+    }
     return ipaddr.IPv6.parse(text);
   }
   return null;
