@@ -18,6 +18,12 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   readonly workers: number;
   readonly workerConcurrency: number;
+  /** How long a claimed scan stays with a worker that stopped heartbeating (WORKER_LEASE_MS). */
+  readonly workerLeaseMs: number;
+  /** How long running scans may finish after SIGTERM before they go back to the queue. */
+  readonly workerShutdownGraceMs: number;
+  /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
+  readonly scannerPath: string | null;
   readonly defaultMonthlyScanQuota: number;
   readonly trustedProxies: readonly string[];
   readonly authFailuresPerMinute: number;
@@ -173,6 +179,9 @@ export function loadConfig(env: Env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
     workers: integer(env, 'WORKERS', 1, 0, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
+    workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+    scannerPath: read(env, 'PATH') ?? null,
     defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
     trustedProxies: Object.freeze(trustedProxies(env)),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),

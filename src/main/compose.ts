@@ -17,7 +17,10 @@ import {
 } from '../adapters/db/connect.js';
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
+import { createScanStore } from '../adapters/db/scans.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
+import { createWorkerDirectory } from '../adapters/db/worker-directory.js';
+import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
 import { type BuildAppOptions, buildApp } from '../adapters/http/build-app.js';
 import { createLogger } from '../adapters/http/logger.js';
@@ -27,6 +30,9 @@ import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-sto
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
+import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import type { ScanWorker } from '../workers/scan-worker.js';
+import { realEngineRunners, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
   /** An already open database (tests share one between two apps); otherwise from the config. */
@@ -36,6 +42,13 @@ export interface ComposeOptions {
   rateLimits?: RateLimitStore;
   logDestination?: DestinationStream;
   apiKeyRoutes?: BuildAppOptions['apiKeyRoutes'];
+  /**
+   * The engines this process's workers run, by engine name; otherwise the real scanners whose
+   * binaries were found. Tests and benchmarks register an instant test engine here.
+   */
+  engineRunners?: ReadonlyMap<string, EngineRunner>;
+  /** Replaces DNS resolution of target names (tests). */
+  resolver?: TargetResolver;
 }
 
 export interface ComposedApp {
@@ -43,6 +56,7 @@ export interface ComposedApp {
   readonly deps: AppDeps;
   readonly database: DatabaseHandle;
   readonly logger: Logger;
+  readonly workers: readonly ScanWorker[];
   close(): Promise<void>;
 }
 
@@ -99,6 +113,13 @@ export async function composeApp(
   const lastUsed = createLastUsedRecorder((ids) => apiKeys.touchLastUsed(ids), {
     onError: (error) => logger.warn({ err: error }, 'could not record lastUsedAt'),
   });
+  const engines = options.engines ?? (await probeEngines());
+  const workerDirectory = createWorkerDirectory(database.db, {
+    staleAfterMs: config.workerLeaseMs,
+  });
+  const resolver: TargetResolver = options.resolver ?? {
+    check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate),
+  };
   const deps: AppDeps = {
     config,
     apiKeys,
@@ -106,7 +127,10 @@ export async function composeApp(
     tenants: createTenantStore(database.db),
     rateLimits,
     tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),
-    engines: options.engines ?? (await probeEngines()),
+    engines,
+    scans: createScanStore(database.db),
+    workers: workerDirectory,
+    resolver,
     clock: { now: () => new Date() },
     ids: { uuid: randomUUID },
     randomBytes,
@@ -117,13 +141,23 @@ export async function composeApp(
     logger,
     options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {},
   );
+  const workers = await startWorkers({
+    config,
+    database,
+    runners: options.engineRunners ?? realEngineRunners(config, engines),
+    resolver,
+    logger,
+  });
+  workerDirectory.invalidate();
   return {
     app,
     deps,
     database,
     logger,
+    workers,
     async close() {
       await app.close();
+      await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await lastUsed.close();
       if (!options.rateLimits) {
         await rateLimits.close();

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the API (and, from the scans issue on, the scan workers) in one process, on the
+ * `npm start`: the API and WORKERS scan workers in one process, on the
  * embedded database unless DATABASE_URL is set. A bad configuration stops the process at once with
  * a one-line message naming the variable (exit code 1).
  */
@@ -26,7 +26,8 @@ async function main(): Promise<void> {
     }
     closing = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // Running scans get WORKER_SHUTDOWN_GRACE_MS to finish; the rest of the shutdown gets 10 s.
+    const force = setTimeout(() => process.exit(1), config.workerShutdownGraceMs + 10_000);
     force.unref();
     composed.close().then(
       () => process.exit(0),

@@ -2,6 +2,11 @@
  * The interfaces use cases need from the outside world. Adapters implement them (adapters/db for
  * the stores); tests and the CLI pass their own clock and id source.
  */
+import type { DraftFinding, Finding, Severity } from '../domain/findings/finding.js';
+import type { Priority } from '../domain/scans/priority.js';
+import type { ScanRecord } from '../domain/scans/scan.js';
+import type { CancelConflict, ScanStatus } from '../domain/scans/status-machine.js';
+import type { ScanTarget, TargetType } from '../domain/targets/target.js';
 
 export interface Clock {
   now(): Date;
@@ -103,4 +108,97 @@ export interface ApiKeyStore {
 /** Notes that a key was used; `lastUsedAt` is written soon after, off the request path. */
 export interface LastUsedRecorder {
   record(id: string): void;
+}
+
+/** A scan to insert, as create-scan has validated it. */
+export interface NewScan {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly apiKeyId: string | null;
+  readonly scanType: string;
+  readonly name: string;
+  readonly target: string;
+  readonly targetType: TargetType;
+  readonly priority: Priority;
+  readonly tags: readonly string[];
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly timeoutSeconds: number;
+  readonly assetId: string | null;
+  readonly callbackUrl: string | null;
+  readonly callbackSecret: string | null;
+  readonly templateId: string | null;
+  readonly parentScanId: string | null;
+}
+
+export interface Page {
+  readonly page: number;
+  readonly limit: number;
+}
+
+export type CancelResult =
+  | { readonly ok: true; readonly scan: ScanRecord }
+  | { readonly ok: false; readonly reason: 'not-found' }
+  | { readonly ok: false; readonly reason: 'conflict'; readonly code: CancelConflict };
+
+/** Scans as the API reads and writes them. Every status write goes through the status machine. */
+export interface ScanStore {
+  /** Inserts a queued scan and wakes the workers, in one transaction. */
+  insert(scan: NewScan): Promise<ScanRecord>;
+  get(tenantId: string, id: string): Promise<ScanRecord | null>;
+  list(
+    tenantId: string,
+    filter: { readonly scanType: string | null; readonly status: ScanStatus | null },
+    page: Page,
+  ): Promise<{ readonly scans: ScanRecord[]; readonly total: number }>;
+  /** Cancels a queued or running scan and tells the worker running it, in one transaction. */
+  cancel(tenantId: string, id: string): Promise<CancelResult>;
+  listFindings(
+    tenantId: string,
+    scanId: string,
+    filter: { readonly severity: Severity | null },
+    page: Page | null,
+  ): Promise<{ readonly findings: Finding[]; readonly total: number }>;
+}
+
+/** Which engines some live worker can run now (the 503 check and GET /api/v1/engines). */
+export interface WorkerDirectory {
+  runnableEngines(): Promise<ReadonlySet<string>>;
+}
+
+export type TargetCheck =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      readonly code: 'TARGET_UNRESOLVABLE' | 'TARGET_NOT_ALLOWED';
+      readonly message: string;
+    };
+
+/** Resolves a target's name (if it has one) and judges every address it resolves to. */
+export interface TargetResolver {
+  check(target: ScanTarget, allowPrivate: boolean): Promise<TargetCheck>;
+}
+
+export interface EngineRunRequest {
+  readonly scan: ScanRecord;
+  readonly target: ScanTarget;
+  /** The effective options, validated again against the engine's schema at claim time. */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  onProgress(percent: number): void;
+}
+
+export interface EngineRunOutput {
+  /** Findings read from the tool's output, also after a timeout or a cancel (partial output). */
+  readonly findings: readonly DraftFinding[];
+  readonly warnings: readonly string[];
+  readonly ending: 'completed' | 'timed-out' | 'cancelled' | 'engine-error';
+  /** For `engine-error`: what went wrong, for the scan's `error.message`. */
+  readonly message: string | null;
+}
+
+/** Runs one engine on one target: the process runner for real tools, an instant double in tests. */
+export interface EngineRunner {
+  run(request: EngineRunRequest): Promise<EngineRunOutput>;
 }

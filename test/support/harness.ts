@@ -13,6 +13,7 @@ import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-li
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { listEngines } from '../../src/engines/registry.js';
 import { type ComposedApp, composeApp } from '../../src/main/compose.js';
+import type { EngineRunner, TargetResolver } from '../../src/use-cases/ports.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
@@ -48,9 +49,22 @@ export interface TestResponse {
 export async function startApp(
   database: DatabaseHandle,
   env: Record<string, string> = {},
-  options: { rateLimits?: RateLimitStore; apiKeyRoutes?: (context: FastifyInstance) => void } = {},
+  options: {
+    rateLimits?: RateLimitStore;
+    apiKeyRoutes?: (context: FastifyInstance) => void;
+    /** The engines this app's workers run (set WORKERS in env to start some). */
+    engineRunners?: ReadonlyMap<string, EngineRunner>;
+    resolver?: TargetResolver;
+  } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'info', ...env });
+  // No scan workers unless a test asks for them (WORKERS), so API tests run no background loops.
+  const config = loadConfig({
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: 'info',
+    WORKERS: '0',
+    PATH: process.env.PATH ?? '',
+    ...env,
+  });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -64,6 +78,8 @@ export async function startApp(
     logDestination: destination,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {}),
+    ...(options.engineRunners ? { engineRunners: options.engineRunners } : {}),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
   });
   await composed.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = composed.app.server.address() as AddressInfo;

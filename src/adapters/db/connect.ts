@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
-import { PgliteDialect } from './pglite-dialect.js';
+import { PgliteDialect, withPgliteLock } from './pglite-dialect.js';
 
 /** A statement run as a named prepared statement where the driver supports it (pg does). */
 export interface PreparedQuery {
@@ -22,6 +22,12 @@ export interface DatabaseHandle {
    * dialect's connection lock like every other query.
    */
   prepared<R>(query: PreparedQuery): Promise<R[]>;
+  /**
+   * Subscribes to a NOTIFY channel; the returned function unsubscribes. On PostgreSQL one
+   * dedicated connection per handle carries every subscription (it reconnects after an error;
+   * callers keep a slow poll as a safety net for notifications missed meanwhile).
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Answers whether the database responds (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -40,9 +46,11 @@ export function connectPostgres(
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const listener = createPgListener(databaseUrl, options.schema);
   return {
     db,
     kind: 'postgres',
+    listen: (channel, onNotify) => listener.listen(channel, onNotify),
     async prepared<R>(query: PreparedQuery) {
       const result = await pool.query({
         name: query.name,
@@ -52,7 +60,10 @@ export function connectPostgres(
       return result.rows as R[];
     },
     ping: () => pingWith(() => pool.query('select 1')),
-    close: () => db.destroy(),
+    close: async () => {
+      await listener.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -76,6 +87,10 @@ export function connectPglite(pglite: PGlite, ownsInstance = true): DatabaseHand
       const result = await db.executeQuery<R>(CompiledQuery.raw(query.text, [...query.values]));
       return result.rows;
     },
+    async listen(channel, onNotify) {
+      const unlisten = await withPgliteLock(pglite, () => pglite.listen(channel, onNotify));
+      return () => withPgliteLock(pglite, () => unlisten());
+    },
     ping: () => pingWith(() => pglite.query('select 1')),
     close: async () => {
       await db.destroy();
@@ -96,4 +111,98 @@ async function pingWith(query: () => Promise<unknown>): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+type Handler = (payload: string) => void;
+
+/**
+ * LISTEN on PostgreSQL needs a connection of its own (a pooled one would be handed to other
+ * queries). Created on the first subscription; after a connection error it reconnects once a
+ * second and subscribes again to every channel.
+ */
+function createPgListener(databaseUrl: string, schema: string | undefined) {
+  const handlers = new Map<string, Set<Handler>>();
+  let client: pg.Client | null = null;
+  let connecting: Promise<pg.Client> | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  const quote = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+
+  async function connect(): Promise<pg.Client> {
+    const next = new pg.Client({
+      connectionString: databaseUrl,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    next.on('notification', (message) => {
+      for (const handler of handlers.get(message.channel) ?? []) {
+        handler(message.payload ?? '');
+      }
+    });
+    next.on('error', () => {
+      if (client === next) {
+        client = null;
+        connecting = null;
+        next.end().catch(() => {});
+        scheduleReconnect();
+      }
+    });
+    await next.connect();
+    for (const channel of handlers.keys()) {
+      await next.query(`listen ${quote(channel)}`);
+    }
+    client = next;
+    return next;
+  }
+
+  function scheduleReconnect(): void {
+    if (closed || retry !== null) {
+      return;
+    }
+    retry = setTimeout(() => {
+      retry = null;
+      ensure().catch(() => scheduleReconnect());
+    }, 1000);
+    retry.unref();
+  }
+
+  function ensure(): Promise<pg.Client> {
+    if (client !== null) {
+      return Promise.resolve(client);
+    }
+    connecting ??= connect().catch((error: unknown) => {
+      connecting = null;
+      throw error;
+    });
+    return connecting;
+  }
+
+  return {
+    async listen(channel: string, onNotify: Handler): Promise<() => Promise<void>> {
+      const first = !handlers.has(channel);
+      const set = handlers.get(channel) ?? new Set<Handler>();
+      set.add(onNotify);
+      handlers.set(channel, set);
+      const active = await ensure();
+      if (first && active === client) {
+        await active.query(`listen ${quote(channel)}`);
+      }
+      return async () => {
+        set.delete(onNotify);
+        if (set.size === 0) {
+          handlers.delete(channel);
+          await client?.query(`unlisten ${quote(channel)}`).catch(() => {});
+        }
+      };
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (retry !== null) {
+        clearTimeout(retry);
+      }
+      const current = client;
+      client = null;
+      await current?.end().catch(() => {});
+    },
+  };
 }

@@ -1,9 +1,13 @@
-import type { ColumnType, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** Row types of every table, gathered for Kysely. Column names are the SQL ones (snake_case). */
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
+  scans: ScansTable;
+  findings: FindingsTable;
+  scan_events: ScanEventsTable;
+  workers: WorkersTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -48,3 +52,90 @@ export interface ApiKeysTable {
 
 export type TenantRow = Selectable<TenantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+type Json<T> = ColumnType<T, string, string>;
+
+export interface ScansTable {
+  id: string;
+  seq: Generated<string>;
+  tenant_id: string;
+  api_key_id: string | null;
+  scan_type: string;
+  name: string;
+  target: string;
+  target_type: string;
+  priority: string;
+  priority_rank: number;
+  status: string;
+  progress: Generated<number>;
+  tags: string[];
+  options: Json<Record<string, unknown>>;
+  config: Json<Record<string, unknown>>;
+  timeout_seconds: number;
+  asset_id: string | null;
+  callback_url: string | null;
+  callback_secret: string | null;
+  template_id: string | null;
+  parent_scan_id: string | null;
+  result_count: Generated<number>;
+  findings_summary: ColumnType<Record<string, number>, string | undefined, string>;
+  risk_score: Generated<number>;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface FindingsTable {
+  id: string;
+  seq: Generated<string>;
+  scan_id: string;
+  tenant_id: string;
+  engine: string;
+  rule_id: string;
+  title: string;
+  severity: string;
+  severity_rank: number;
+  tool_severity: string | null;
+  category: string;
+  host: string | null;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  cve: string[];
+  cwe: string[];
+  description: string | null;
+  evidence: string | null;
+  remediation: string | null;
+  refs: string[];
+  fingerprint: string;
+  raw: ColumnType<unknown, string | null, string | null>;
+  created_at: Timestamp;
+}
+
+export interface ScanEventsTable {
+  id: string;
+  seq: Generated<string>;
+  tenant_id: string;
+  scan_id: string;
+  event: string;
+  payload: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  dispatched_at: NullableTimestamp;
+}
+
+export interface WorkersTable {
+  id: string;
+  engines: string[];
+  hostname: string;
+  pid: number;
+  started_at: Timestamp;
+  heartbeat_at: Timestamp;
+}
+
+export type ScanRow = Selectable<ScansTable>;
+export type FindingRow = Selectable<FindingsTable>;

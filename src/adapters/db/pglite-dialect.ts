@@ -70,6 +70,19 @@ function lockOf(pglite: PGlite): ConnectionLock {
   return lock;
 }
 
+/**
+ * Runs `work` while holding the instance's connection lock, for PGlite calls made outside Kysely
+ * (LISTEN): otherwise they could land inside another caller's open transaction.
+ */
+export async function withPgliteLock<T>(pglite: PGlite, work: () => Promise<T>): Promise<T> {
+  const release = await lockOf(pglite).acquire();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
 class PgliteDriver implements Driver {
   private readonly lock: ConnectionLock;
   private readonly releases: Array<() => void> = [];

@@ -7,7 +7,10 @@ import type {
   Clock,
   IdSource,
   LastUsedRecorder,
+  ScanStore,
+  TargetResolver,
   TenantStore,
+  WorkerDirectory,
 } from '../../use-cases/ports.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
 import type { RateLimitStore } from '../rate-limit-store/rate-limit-store.js';
@@ -31,7 +34,12 @@ export interface AppDeps {
   readonly tenants: TenantStore;
   readonly rateLimits: RateLimitStore;
   readonly tokens: TokenVerifier;
+  /** Engines as probed on this node's PATH (version); `available` is read from `workers`. */
   readonly engines: readonly EngineAvailability[];
+  readonly scans: ScanStore;
+  /** Which engines a live worker can run (the 503 check, GET /api/v1/engines). */
+  readonly workers: WorkerDirectory;
+  readonly resolver: TargetResolver;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;

@@ -21,10 +21,12 @@ import { createJwtAuthHook } from './plugins/jwt-auth.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
+import { registerScanRoutes } from './routes/scans/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
+import { FindingSchema, ScanDetail } from './schemas/scan.js';
 import { validatorCompiler } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -72,7 +74,7 @@ export async function buildApp(
     reply.header('x-request-id', request.id);
     done();
   });
-  for (const schema of [ErrorEnvelope, ApiKeyView, TenantView]) {
+  for (const schema of [ErrorEnvelope, ApiKeyView, TenantView, ScanDetail, FindingSchema]) {
     app.addSchema(schema);
   }
   await app.register(swagger, OPENAPI_OPTIONS);
@@ -85,6 +87,7 @@ export async function buildApp(
   await app.register((apiKeyContext, _opts, done) => {
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
     registerListEngines(apiKeyContext, deps);
+    registerScanRoutes(apiKeyContext, deps);
     options.apiKeyRoutes?.(apiKeyContext);
     done();
   });

@@ -18,15 +18,20 @@ export type RandomBytes = (size: number) => Uint8Array;
  * @example generateRawKey('rmp', crypto.randomBytes) // 'rmp_sk_' + 40 base62 characters
  */
 export function generateRawKey(prefix: string, randomBytes: RandomBytes): string {
+  return `${prefix}_sk_${randomBase62(KEY_RANDOM_LENGTH, randomBytes)}`;
+}
+
+/** `length` base62 characters, every one equally likely (a byte ≥ 248 is drawn again). */
+export function randomBase62(length: number, randomBytes: RandomBytes): string {
   let out = '';
-  while (out.length < KEY_RANDOM_LENGTH) {
+  while (out.length < length) {
     for (const byte of randomBytes(64)) {
-      if (byte < UNBIASED_BYTE_LIMIT && out.length < KEY_RANDOM_LENGTH) {
+      if (byte < UNBIASED_BYTE_LIMIT && out.length < length) {
         out += KEY_ALPHABET[byte % 62];
       }
     }
   }
-  return `${prefix}_sk_${out}`;
+  return out;
 }
 
 /** Whether `raw` has the exact shape of a key of this deployment (no whitespace, no padding). */

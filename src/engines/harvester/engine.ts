@@ -9,4 +9,5 @@ export const harvesterEngine: EngineDefinition = {
   binary: 'theHarvester',
   versionArgs: ['--help'],
   optionsSchema: harvesterOptionsSchema,
+  defaultTimeoutSeconds: 1800,
 };

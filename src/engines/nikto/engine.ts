@@ -9,4 +9,5 @@ export const niktoEngine: EngineDefinition = {
   binary: 'nikto',
   versionArgs: ['-Version'],
   optionsSchema: niktoOptionsSchema,
+  defaultTimeoutSeconds: 3600,
 };

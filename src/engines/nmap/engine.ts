@@ -8,4 +8,5 @@ export const nmapEngine: EngineDefinition = {
   binary: 'nmap',
   versionArgs: ['--version'],
   optionsSchema: nmapOptionsSchema,
+  defaultTimeoutSeconds: 3600,
 };

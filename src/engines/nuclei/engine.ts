@@ -8,4 +8,5 @@ export const nucleiEngine: EngineDefinition = {
   binary: 'nuclei',
   versionArgs: ['-version'],
   optionsSchema: nucleiOptionsSchema,
+  defaultTimeoutSeconds: 3600,
 };

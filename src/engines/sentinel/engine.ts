@@ -8,4 +8,5 @@ export const sentinelEngine: EngineDefinition = {
   binary: null,
   versionArgs: [],
   optionsSchema: sentinelOptionsSchema,
+  defaultTimeoutSeconds: 14400,
 };

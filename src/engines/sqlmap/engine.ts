@@ -8,4 +8,5 @@ export const sqlmapEngine: EngineDefinition = {
   binary: 'sqlmap',
   versionArgs: ['--version'],
   optionsSchema: sqlmapOptionsSchema,
+  defaultTimeoutSeconds: 3600,
 };

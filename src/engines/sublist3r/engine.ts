@@ -9,4 +9,5 @@ export const sublist3rEngine: EngineDefinition = {
   binary: 'sublist3r',
   versionArgs: ['--help'],
   optionsSchema: sublist3rOptionsSchema,
+  defaultTimeoutSeconds: 1800,
 };

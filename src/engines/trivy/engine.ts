@@ -9,4 +9,5 @@ export const trivyEngine: EngineDefinition = {
   binary: 'trivy',
   versionArgs: ['--version'],
   optionsSchema: trivyOptionsSchema,
+  defaultTimeoutSeconds: 1800,
 };

@@ -8,4 +8,5 @@ export const wapitiEngine: EngineDefinition = {
   binary: 'wapiti',
   versionArgs: ['--version'],
   optionsSchema: wapitiOptionsSchema,
+  defaultTimeoutSeconds: 3600,
 };

@@ -9,4 +9,5 @@ export const zapEngine: EngineDefinition = {
   binary: 'zap.sh',
   versionArgs: ['-cmd', '-version'],
   optionsSchema: zapOptionsSchema,
+  defaultTimeoutSeconds: 7200,
 };

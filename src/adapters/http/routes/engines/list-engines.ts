@@ -13,7 +13,7 @@ const Engine = Type.Object(
     name: Type.String(),
     description: Type.String(),
     available: Type.Boolean({
-      description: 'Whether a worker here can run it now (binary found on PATH)',
+      description: 'Whether a live worker can run it now (scans of other engines answer 503)',
     }),
     version: Type.Union([Type.String(), Type.Null()]),
     targetTypes: Type.Array(Type.String()),
@@ -22,12 +22,32 @@ const Engine = Type.Object(
   { additionalProperties: false },
 );
 
-/** GET /api/v1/engines: any valid key (no scope); availability was probed once at start. */
+/**
+ * GET /api/v1/engines: any valid key (no scope). `available` is whether a live worker registered
+ * the engine (the worker directory answers from a one-second cache); versions were probed once
+ * at start on this node.
+ */
 export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
-  // Availability is probed once at start, so the ~8 KB answer is serialized once, not per request
-  // (it was about a tenth of the route's CPU time in the benchmark profile), and encoded once: sent
-  // as a string, Node measured and encoded its UTF-8 again on every request (3 % of the CPU).
-  const body = Buffer.from(JSON.stringify({ success: true, data: { engines: deps.engines } }));
+  // The ~8 KB answer is serialized and encoded once per distinct set of runnable engines, not per
+  // request (serializing was about a tenth of the route's CPU time in the benchmark profile; sent
+  // as a string, Node measured and encoded its UTF-8 again on every request, 3 % of the CPU).
+  let cached: { runnable: ReadonlySet<string>; body: Buffer } | null = null;
+  const bodyFor = (runnable: ReadonlySet<string>): Buffer => {
+    if (cached?.runnable !== runnable) {
+      const engines = deps.engines.map((engine) => ({
+        ...engine,
+        available:
+          engine.name === 'sentinel'
+            ? deps.engines.some((member) => member.name !== 'sentinel' && runnable.has(member.name))
+            : runnable.has(engine.name),
+      }));
+      cached = {
+        runnable,
+        body: Buffer.from(JSON.stringify({ success: true, data: { engines } })),
+      };
+    }
+    return cached.body;
+  };
   app.get(
     '/api/v1/engines',
     {
@@ -44,6 +64,9 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
         },
       },
     },
-    async (_request, reply) => reply.type('application/json; charset=utf-8').send(body),
+    async (_request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(bodyFor(await deps.workers.runnableEngines())),
   );
 }

@@ -1,0 +1,57 @@
+/**
+ * The worker registry: each worker process registers the engines it can run and refreshes its
+ * heartbeat; the API's 503 check and GET /api/v1/engines read which engines a live worker covers.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './database.js';
+
+export interface WorkerRegistration {
+  readonly id: string;
+  readonly engines: readonly string[];
+  readonly hostname: string;
+  readonly pid: number;
+}
+
+export async function registerWorker(db: Kysely<Database>, worker: WorkerRegistration) {
+  await db
+    .insertInto('workers')
+    .values({
+      id: worker.id,
+      engines: [...worker.engines],
+      hostname: worker.hostname,
+      pid: worker.pid,
+    })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ engines: [...worker.engines], heartbeat_at: sql`now()` }),
+    )
+    .execute();
+}
+
+export async function touchWorker(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('workers').set({ heartbeat_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+export async function unregisterWorker(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('workers').where('id', '=', id).execute();
+}
+
+/** Engines covered by a worker whose heartbeat is younger than `staleAfterMs`. */
+export async function runnableEngines(
+  db: Kysely<Database>,
+  staleAfterMs: number,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('workers')
+    .select('engines')
+    .where('heartbeat_at', '>', sql<Date>`now() - ${staleAfterMs} * interval '1 millisecond'`)
+    .execute();
+  return new Set(rows.flatMap((row) => row.engines));
+}
+
+/** Forgets workers silent for longer than `olderThanMs` (they died without unregistering). */
+export async function pruneWorkers(db: Kysely<Database>, olderThanMs: number): Promise<void> {
+  await db
+    .deleteFrom('workers')
+    .where('heartbeat_at', '<', sql<Date>`now() - ${olderThanMs} * interval '1 millisecond'`)
+    .execute();
+}

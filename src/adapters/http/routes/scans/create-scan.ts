@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { createScan } from '../../../../use-cases/scans/create-scan.js';
+import type { AppDeps } from '../../app-deps.js';
+import { tenantCaller } from '../../request-auth.js';
+import {
+  API_KEY_AUTH_CODES,
+  BODY_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+import { CreateScanBody, ScanCreated } from '../../schemas/scan.js';
+import { validatorCompiler } from '../../validation.js';
+
+/**
+ * The body schema documents the request; validation itself is the pure validate-scan-request.ts
+ * (called by the use case), which knows the caller's key and the contract's order of checks.
+ */
+const documentOnlyBody: FastifySchemaCompiler<FastifySchema> = (route) =>
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
+
+export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
+  app.post(
+    '/api/v1/scans',
+    {
+      config: { scope: 'scans:create' },
+      validatorCompiler: documentOnlyBody,
+      schema: {
+        summary: 'Submit a scan (queued at once, run by a worker)',
+        tags: ['scans'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        body: CreateScanBody,
+        response: {
+          201: { ...success(ScanCreated), headers: RATE_LIMIT_HEADERS },
+          ...errorResponses(
+            ...API_KEY_AUTH_CODES,
+            ...BODY_CODES,
+            'INVALID_SCAN_TYPE',
+            'SCAN_TYPE_NOT_ALLOWED',
+            'INVALID_PRIORITY',
+            'INVALID_TARGET',
+            'INVALID_WEBHOOK_URL',
+            'TARGET_NOT_ALLOWED',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = tenantCaller(request);
+      const data = await createScan(
+        {
+          scans: deps.scans,
+          workers: deps.workers,
+          resolver: deps.resolver,
+          ids: deps.ids,
+          randomBytes: deps.randomBytes,
+          allowPrivateTargets: deps.config.allowPrivateTargets,
+        },
+        {
+          tenantId: caller.tenantId,
+          apiKeyId: caller.kind === 'api-key' ? caller.key.id : null,
+          allowedScanTypes: caller.kind === 'api-key' ? caller.key.allowedScanTypes : null,
+        },
+        request.body,
+      );
+      return reply.code(201).send({ success: true, data });
+    },
+  );
+}

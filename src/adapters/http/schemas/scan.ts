@@ -1,0 +1,174 @@
+/** Schemas of the scan routes: request documentation and exact response shapes. */
+import { Type } from '@sinclair/typebox';
+import { SEVERITIES } from '../../../domain/findings/finding.js';
+import { PRIORITIES } from '../../../domain/scans/priority.js';
+import { SCAN_STATUSES } from '../../../domain/scans/status-machine.js';
+import { ENGINE_NAMES } from '../../../engines/engine.js';
+
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/**
+ * Body of POST /api/v1/scans, for the documentation. The route validates with the pure
+ * validate-scan-request.ts instead, because the contract's order of checks interleaves the body
+ * with the caller's key (SCAN_TYPE_NOT_ALLOWED comes between INVALID_SCAN_TYPE and INVALID_PRIORITY).
+ */
+export const CreateScanBody = Type.Object({
+  target: Type.String({ description: 'URL, host, domain, IP or CIDR', maxLength: 2048 }),
+  scanType: Type.String({ enum: [...ENGINE_NAMES] }),
+  name: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Default: "<scanType> <target>"' }),
+  ),
+  targetType: Type.Optional(
+    Type.String({
+      enum: ['host', 'url', 'domain', 'ip', 'network', 'image'],
+      description: 'Inferred from the target when omitted; image only for trivy',
+    }),
+  ),
+  priority: Type.Optional(Type.String({ enum: [...PRIORITIES], default: 'normal' })),
+  options: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: "Engine options (see GET /api/v1/engines for each engine's schema)",
+      },
+    ),
+  ),
+  config: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+  timeout: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 86_400, description: 'Seconds; default per engine' }),
+  ),
+  assetId: Type.Optional(Type.String({ maxLength: 255 })),
+  callbackUrl: Type.Optional(
+    Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'HTTPS URL for a one-off completion callback',
+    }),
+  ),
+});
+
+const ScanCreatedFields = {
+  id: Type.String({ format: 'uuid' }),
+  scanType: Type.String({ enum: [...ENGINE_NAMES] }),
+  name: Type.String(),
+  target: Type.String(),
+  status: Type.String({ enum: [...SCAN_STATUSES] }),
+  priority: Type.String({ enum: [...PRIORITIES] }),
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  tags: Type.Array(Type.String()),
+  createdAt: DateTime,
+};
+
+export const ScanCreated = Type.Object(
+  {
+    ...ScanCreatedFields,
+    callbackSecret: Type.Optional(
+      Type.String({ description: 'whsec_… secret that signs the callback; only in this answer' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Summary = Type.Object(
+  Object.fromEntries(SEVERITIES.map((severity) => [severity, Type.Integer({ minimum: 0 })])),
+  { additionalProperties: false },
+);
+
+export const ScanDetail = Type.Object(
+  {
+    ...ScanCreatedFields,
+    targetType: Type.String(),
+    options: Type.Object(
+      {},
+      { additionalProperties: true, description: 'Effective options, defaults filled in' },
+    ),
+    config: Type.Object({}, { additionalProperties: true }),
+    timeout: Type.Integer({ description: 'Effective timeout in seconds' }),
+    assetId: NullableString,
+    callbackUrl: NullableString,
+    templateId: NullableString,
+    parentScanId: NullableString,
+    resultCount: Type.Integer(),
+    findingsSummary: Summary,
+    riskScore: Type.Integer({ minimum: 0, maximum: 100 }),
+    error: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { additionalProperties: false, description: 'Failed scans only' },
+      ),
+    ),
+    startedAt: NullableDateTime,
+    completedAt: NullableDateTime,
+    durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { $id: 'Scan', additionalProperties: false },
+);
+
+export const ScanRef = Type.Ref('Scan');
+
+export const FindingSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    scanId: Type.String({ format: 'uuid' }),
+    engine: Type.String(),
+    ruleId: Type.String(),
+    title: Type.String(),
+    severity: Type.String({ enum: [...SEVERITIES] }),
+    toolSeverity: NullableString,
+    category: Type.String(),
+    location: Type.Object(
+      {
+        host: NullableString,
+        port: Type.Union([Type.Integer(), Type.Null()]),
+        protocol: NullableString,
+        url: NullableString,
+      },
+      { additionalProperties: false },
+    ),
+    identifiers: Type.Object(
+      { cve: Type.Array(Type.String()), cwe: Type.Array(Type.String()) },
+      { additionalProperties: false },
+    ),
+    description: NullableString,
+    evidence: NullableString,
+    remediation: NullableString,
+    references: Type.Array(Type.String()),
+    fingerprint: Type.String({ description: 'Stable across rescans of the same issue' }),
+    raw: Type.Unknown({ description: "The tool's own record" }),
+    createdAt: DateTime,
+  },
+  { $id: 'Finding', additionalProperties: false },
+);
+
+export const FindingRef = Type.Ref('Finding');
+
+export const PaginationSchema = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    totalPages: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, 'x-invalid-code': 'INVALID_PAGE' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, 'x-invalid-code': 'INVALID_LIMIT' }),
+  ),
+};
+
+export const ScanIdParams = Type.Object({
+  scanId: Type.String({
+    format: 'uuid',
+    'x-error-code': 'SCAN_NOT_FOUND',
+    'x-invalid-code': 'SCAN_NOT_FOUND',
+  }),
+});
+
+export const SeverityFilter = Type.String({ enum: [...SEVERITIES] });

@@ -1,0 +1,63 @@
+/**
+ * Validates a scan's (or template's) `options` against its engine's schema and fills in the
+ * defaults of the specification. Pure: Ajv compiles each schema once, on first use.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import type { ApiError } from '../domain/errors.js';
+import { errorRank, toApiError } from '../domain/validation/schema-errors.js';
+import type { EngineDefinition } from './engine.js';
+
+const ajv = new Ajv({
+  allErrors: true,
+  verbose: true,
+  coerceTypes: false,
+  useDefaults: true,
+  removeAdditional: false,
+  strict: false,
+});
+// ajv-formats is CommonJS with `export default`; under NodeNext the callable is on `.default`.
+(addFormatsImport as unknown as typeof addFormatsImport.default)(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorOf(engine: EngineDefinition): ValidateFunction {
+  let validate = compiled.get(engine.name);
+  if (validate === undefined) {
+    validate = ajv.compile(engine.optionsSchema);
+    compiled.set(engine.name, validate);
+  }
+  return validate;
+}
+
+export type OptionsCheck =
+  | { readonly ok: true; readonly options: Record<string, unknown> }
+  | {
+      readonly ok: false;
+      /** `structure`: a missing field or wrong type; `value`: a value the schema refuses. */
+      readonly kind: 'structure' | 'value';
+      readonly error: ApiError;
+    };
+
+/**
+ * Checks `input` (the request's `options`, absent: `{}`) and returns a copy with every default
+ * filled in. Field names in errors are dotted from `field` (`options.timing`).
+ */
+export function checkEngineOptions(
+  engine: EngineDefinition,
+  input: unknown,
+  field = 'options',
+): OptionsCheck {
+  const copy: unknown =
+    input === undefined || input === null ? {} : JSON.parse(JSON.stringify(input));
+  const validate = validatorOf(engine);
+  if (validate(copy)) {
+    return { ok: true, options: copy as Record<string, unknown> };
+  }
+  const errors = validate.errors ?? [];
+  const structural = errors.some((error) => errorRank(error) < 2);
+  return {
+    ok: false,
+    kind: structural ? 'structure' : 'value',
+    error: toApiError(errors, field, field),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * `npm run worker`: scan workers only, no HTTP, for running more worker processes (or machines)
+ * against one PostgreSQL (DATABASE_URL). Each registers the engines whose scanners it found; the
+ * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
+ * scans finish for WORKER_SHUTDOWN_GRACE_MS, then hands the rest back to the queue.
+ */
+import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
+import { createLogger } from '../adapters/http/logger.js';
+import { ConfigError, loadConfig } from '../config/load-config.js';
+import { openDatabase, probeEngines } from './compose.js';
+import { realEngineRunners, startWorkers } from './workers.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const runners = realEngineRunners(config, await probeEngines());
+  const workers = await startWorkers({
+    config: { ...config, workers: Math.max(1, config.workers) },
+    database,
+    runners,
+    resolver: { check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate) },
+    logger,
+  });
+  logger.info({ engines: [...runners.keys()], workers: workers.length }, 'Rampart workers running');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping workers');
+    Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
+      .then(() => database.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'worker shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`Rampart workers failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+/**
+ * Starting scan workers: WORKERS loops in this process, each running up to WORKER_CONCURRENCY
+ * scans, on the engines whose scanners were found here (or the runners a test passes).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import type { EngineAvailability } from '../adapters/http/app-deps.js';
+import { createProcessEngineRunner } from '../adapters/process/process-engine-runner.js';
+import type { Config } from '../config/load-config.js';
+import { listEngines } from '../engines/registry.js';
+import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import { type ScanWorker, startScanWorker } from '../workers/scan-worker.js';
+
+/** The safety-net poll of a worker; NOTIFY wakes it at once in the normal case. */
+const WORKER_POLL_MS = 5_000;
+
+/** A runner for every engine that has a command and whose binary was found on PATH. */
+export function realEngineRunners(
+  config: Config,
+  engines: readonly EngineAvailability[],
+): Map<string, EngineRunner> {
+  const runners = new Map<string, EngineRunner>();
+  for (const engine of listEngines()) {
+    const probed = engines.find((candidate) => candidate.name === engine.name);
+    if (engine.binary === null || engine.command === undefined || probed?.available !== true) {
+      continue;
+    }
+    runners.set(
+      engine.name,
+      createProcessEngineRunner(
+        { ...engine, binary: engine.binary, command: engine.command },
+        {
+          parentEnv: { PATH: config.scannerPath ?? undefined },
+          privileged: process.getuid?.() === 0,
+        },
+      ),
+    );
+  }
+  return runners;
+}
+
+export async function startWorkers(options: {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly runners: ReadonlyMap<string, EngineRunner>;
+  readonly resolver: TargetResolver;
+  readonly logger: Logger;
+}): Promise<ScanWorker[]> {
+  const { config } = options;
+  const workers: ScanWorker[] = [];
+  for (let index = 0; index < config.workers; index += 1) {
+    workers.push(
+      await startScanWorker({
+        id: `${hostname()}-${process.pid}-${index}-${randomUUID().slice(0, 8)}`,
+        database: options.database,
+        runners: options.runners,
+        resolver: options.resolver,
+        allowPrivateTargets: config.allowPrivateTargets,
+        concurrency: config.workerConcurrency,
+        leaseMs: config.workerLeaseMs,
+        pollMs: WORKER_POLL_MS,
+        logger: options.logger,
+      }),
+    );
+  }
+  return workers;
+}

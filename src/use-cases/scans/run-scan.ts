@@ -1,0 +1,119 @@
+/**
+ * What a worker does with a claimed scan, between the claim and finish-scan: validate the stored
+ * request again (a row is input too), resolve the target's name again just before the start (a
+ * name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
+ * resolve with TARGET_UNRESOLVABLE), run the engine, and turn its output into the ending and the
+ * de-duplicated, fingerprinted findings with their summary.
+ */
+
+import type {
+  DraftFinding,
+  FindingsSummary,
+  FingerprintedFinding,
+} from '../../domain/findings/finding.js';
+import { finalizeFindings } from '../../domain/findings/fingerprint.js';
+import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
+import type { ScanError, ScanRecord } from '../../domain/scans/scan.js';
+import { parseTarget } from '../../domain/targets/parse-target.js';
+import { isEngineName } from '../../engines/engine.js';
+import { ENGINES } from '../../engines/registry.js';
+import { checkEngineOptions } from '../../engines/validate-options.js';
+import type { EngineRunner, TargetResolver } from '../ports.js';
+
+export interface RunScanDeps {
+  readonly runners: ReadonlyMap<string, EngineRunner>;
+  readonly resolver: TargetResolver;
+  readonly allowPrivateTargets: boolean;
+}
+
+export interface ScanRunResult {
+  /** `stopped`: the run was aborted for another reason than a cancel (shutdown, lost lease). */
+  readonly ending:
+    | { readonly kind: 'completed' }
+    | { readonly kind: 'failed'; readonly error: ScanError }
+    | { readonly kind: 'cancelled' };
+  readonly findings: readonly FingerprintedFinding[];
+  readonly summary: FindingsSummary;
+  readonly riskScore: number;
+  readonly warnings: readonly string[];
+}
+
+function result(
+  engine: string,
+  ending: ScanRunResult['ending'],
+  drafts: readonly DraftFinding[] = [],
+  warnings: readonly string[] = [],
+): ScanRunResult {
+  const findings = finalizeFindings(engine, drafts);
+  const summary = summarizeFindings(findings);
+  return { ending, findings, summary, riskScore: riskScore(summary), warnings };
+}
+
+const failed = (engine: string, code: string, message: string) =>
+  result(engine, { kind: 'failed', error: { code, message } });
+
+export async function runScan(
+  deps: RunScanDeps,
+  scan: ScanRecord,
+  signal: AbortSignal,
+  onProgress: (percent: number) => void,
+): Promise<ScanRunResult> {
+  const engine = isEngineName(scan.scanType) ? ENGINES[scan.scanType] : null;
+  const runner = deps.runners.get(scan.scanType);
+  if (engine === null || runner === undefined) {
+    return failed(scan.scanType, 'ENGINE_ERROR', `This worker cannot run ${scan.scanType} scans`);
+  }
+  const target = parseTarget(scan.target, scan.targetType, engine.targetTypes);
+  const options = checkEngineOptions(engine, scan.options);
+  if (!target.ok || !options.ok) {
+    const why = !target.ok ? target.reason : options.ok ? '' : options.error.message;
+    return failed(
+      engine.name,
+      'ENGINE_ERROR',
+      `The stored scan request is no longer valid: ${why}`,
+    );
+  }
+  if (target.target.host !== null && target.target.type !== 'image') {
+    const checked = await deps.resolver.check(target.target, deps.allowPrivateTargets);
+    if (!checked.ok) {
+      return failed(engine.name, checked.code, checked.message);
+    }
+  }
+  const output = await runner.run({
+    scan,
+    target: target.target,
+    options: options.options,
+    signal,
+    timeoutMs: scan.timeoutSeconds * 1000,
+    onProgress,
+  });
+  switch (output.ending) {
+    case 'completed':
+      return result(engine.name, { kind: 'completed' }, output.findings, output.warnings);
+    case 'cancelled':
+      return result(engine.name, { kind: 'cancelled' }, output.findings, output.warnings);
+    case 'timed-out':
+      return result(
+        engine.name,
+        {
+          kind: 'failed',
+          error: {
+            code: 'SCAN_TIMEOUT',
+            message: `The scan ran past its timeout of ${scan.timeoutSeconds} seconds; findings so far are kept`,
+          },
+        },
+        output.findings,
+        output.warnings,
+      );
+    case 'engine-error':
+      return result(
+        engine.name,
+        {
+          kind: 'failed',
+          error: { code: 'ENGINE_ERROR', message: output.message ?? `${engine.name} failed` },
+        },
+        output.findings,
+        output.warnings,
+      );
+  }
+}

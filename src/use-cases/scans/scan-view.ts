@@ -1,0 +1,114 @@
+/**
+ * Scans and findings as the API shows them. The creation answer has exactly the specification's
+ * fields; the detail record adds decisions.md's. Secret option values (credentials ZAP logs in
+ * with) are never shown: they are replaced by `********`.
+ */
+import type { Finding } from '../../domain/findings/finding.js';
+import { durationMs, type ScanRecord } from '../../domain/scans/scan.js';
+
+export interface ScanCreatedView {
+  id: string;
+  scanType: string;
+  name: string;
+  target: string;
+  status: string;
+  priority: string;
+  progress: number;
+  tags: string[];
+  createdAt: string;
+  callbackSecret?: string;
+}
+
+export function toScanCreatedView(
+  scan: ScanRecord,
+  callbackSecret: string | null,
+): ScanCreatedView {
+  return {
+    id: scan.id,
+    scanType: scan.scanType,
+    name: scan.name,
+    target: scan.target,
+    status: scan.status,
+    priority: scan.priority,
+    progress: scan.progress,
+    tags: [...scan.tags],
+    createdAt: scan.createdAt.toISOString(),
+    ...(callbackSecret === null ? {} : { callbackSecret }),
+  };
+}
+
+/** Option keys, anywhere in the options tree, whose values are credentials. */
+const SECRET_OPTION_KEYS = new Set(['password', 'headerValue', 'cookieValue']);
+
+function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(maskSecrets);
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        SECRET_OPTION_KEYS.has(key) && typeof inner === 'string' ? '********' : maskSecrets(inner),
+      ]),
+    );
+  }
+  return value;
+}
+
+export function toScanDetailView(scan: ScanRecord) {
+  return {
+    ...toScanCreatedView(scan, null),
+    targetType: scan.targetType,
+    options: maskSecrets(scan.options) as Record<string, unknown>,
+    config: { ...scan.config },
+    timeout: scan.timeoutSeconds,
+    assetId: scan.assetId,
+    callbackUrl: scan.callbackUrl,
+    templateId: scan.templateId,
+    parentScanId: scan.parentScanId,
+    resultCount: scan.resultCount,
+    findingsSummary: { ...scan.findingsSummary },
+    riskScore: scan.riskScore,
+    ...(scan.status === 'failed' && scan.error !== null ? { error: { ...scan.error } } : {}),
+    startedAt: scan.startedAt?.toISOString() ?? null,
+    completedAt: scan.completedAt?.toISOString() ?? null,
+    durationMs: scan.startedAt === null || scan.completedAt === null ? null : durationMs(scan),
+  };
+}
+
+export type ScanDetailView = ReturnType<typeof toScanDetailView>;
+
+export function toFindingView(finding: Finding) {
+  return {
+    id: finding.id,
+    scanId: finding.scanId,
+    engine: finding.engine,
+    ruleId: finding.ruleId,
+    title: finding.title,
+    severity: finding.severity,
+    toolSeverity: finding.toolSeverity,
+    category: finding.category,
+    location: { ...finding.location },
+    identifiers: { cve: [...finding.identifiers.cve], cwe: [...finding.identifiers.cwe] },
+    description: finding.description,
+    evidence: finding.evidence,
+    remediation: finding.remediation,
+    references: [...finding.references],
+    fingerprint: finding.fingerprint,
+    raw: finding.raw,
+    createdAt: finding.createdAt.toISOString(),
+  };
+}
+
+export type FindingView = ReturnType<typeof toFindingView>;
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export function pagination(page: number, limit: number, total: number): Pagination {
+  return { page, limit, total, totalPages: Math.ceil(total / limit) };
+}

@@ -1,0 +1,257 @@
+/**
+ * A scan worker: claims queued scans of the engines it can run, runs each under a lease, and ends
+ * it. Lifecycle and wiring only: the SQL lives in adapters/queue, the decisions in use-cases.
+ *
+ * - Wakes on NOTIFY (a new or requeued scan), on the end of one of its own runs, and on a slow poll
+ *   (the safety net for a missed notification), never in a tight loop.
+ * - Heartbeats renew the leases of its running scans; a scan it no longer holds (cancelled, or
+ *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
+ *   whichever worker runs the scan, so the process stops within the runner's kill grace.
+ * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
+ *   WORKER_LOST.
+ * - stop(): no more claims; running scans get `graceMs` to finish, then are aborted and handed back
+ *   to the queue.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { CANCEL_CHANNEL, QUEUE_CHANNEL } from '../adapters/db/scan-rows.js';
+import {
+  pruneWorkers,
+  registerWorker,
+  touchWorker,
+  unregisterWorker,
+} from '../adapters/db/workers.repository.js';
+import { claimScans } from '../adapters/queue/claim-scans.js';
+import { finishScan } from '../adapters/queue/finish-scan.js';
+import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
+import { renewLeases, setProgress } from '../adapters/queue/renew-leases.js';
+import { returnScans } from '../adapters/queue/return-scans.js';
+import type { ScanRecord } from '../domain/scans/scan.js';
+import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import { runScan } from '../use-cases/scans/run-scan.js';
+
+export interface ScanWorkerOptions {
+  readonly id: string;
+  readonly database: DatabaseHandle;
+  readonly runners: ReadonlyMap<string, EngineRunner>;
+  readonly resolver: TargetResolver;
+  readonly allowPrivateTargets: boolean;
+  readonly concurrency: number;
+  /** A claim's lifetime without heartbeat; heartbeats come every third of it. */
+  readonly leaseMs: number;
+  /** The safety-net poll. */
+  readonly pollMs: number;
+  readonly logger: Logger;
+}
+
+export interface ScanWorker {
+  readonly id: string;
+  /** Scans running now. */
+  running(): string[];
+  /** Asks for a claim round now (tests and benchmarks; NOTIFY does this in production). */
+  wake(): void;
+  stop(graceMs: number): Promise<void>;
+}
+
+type AbortReason = 'cancelled' | 'lost' | 'shutdown';
+
+const PROGRESS_WRITE_INTERVAL_MS = 1000;
+
+export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanWorker> {
+  const { id, database, logger } = options;
+  const db = database.db;
+  const engines = [...options.runners.keys()];
+  const log = logger.child({ worker: id });
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let stopping = false;
+  let claiming = false;
+  let again = false;
+
+  await registerWorker(db, { id, engines, hostname: hostname(), pid: process.pid });
+
+  async function pump(): Promise<void> {
+    if (stopping) {
+      return;
+    }
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const free = options.concurrency - running.size;
+        if (free <= 0) {
+          break;
+        }
+        const scans = await claimScans(db, id, engines, free, options.leaseMs);
+        for (const scan of scans) {
+          execute(scan);
+        }
+        // A full batch means more may be waiting.
+        if (scans.length === free) {
+          again = true;
+        }
+      } while (again && !stopping);
+    } catch (error) {
+      log.error({ err: error }, 'claiming scans failed');
+    } finally {
+      claiming = false;
+    }
+  }
+
+  function execute(scan: ScanRecord): void {
+    const controller = new AbortController();
+    let lastProgressAt = 0;
+    let lastProgress = 0;
+    const onProgress = (percent: number) => {
+      const now = Date.now();
+      if (percent <= lastProgress || now - lastProgressAt < PROGRESS_WRITE_INTERVAL_MS) {
+        return;
+      }
+      lastProgress = percent;
+      lastProgressAt = now;
+      setProgress(db, id, scan.id, percent).catch((error: unknown) =>
+        log.warn({ err: error, scanId: scan.id }, 'could not record progress'),
+      );
+    };
+    const done = (async () => {
+      try {
+        const result = await runScan(options, scan, controller.signal, onProgress);
+        const reason = controller.signal.reason as AbortReason | undefined;
+        if (reason === 'shutdown' || reason === 'lost') {
+          return;
+        }
+        // A cancelled scan keeps its status and gets the partial findings; `interrupted` only
+        // applies if the run stopped while the scan somehow still reads running.
+        const ending =
+          result.ending.kind === 'cancelled'
+            ? {
+                kind: 'failed' as const,
+                error: { code: 'ENGINE_ERROR', message: 'The scan run was interrupted' },
+              }
+            : result.ending;
+        const outcome = await finishScan(db, id, scan.id, ending, result);
+        log.info(
+          {
+            scanId: scan.id,
+            outcome,
+            ending: result.ending.kind,
+            findings: result.findings.length,
+          },
+          'scan ended',
+        );
+      } catch (error) {
+        log.error({ err: error, scanId: scan.id }, 'scan run failed');
+        await finishScan(
+          db,
+          id,
+          scan.id,
+          {
+            kind: 'failed',
+            error: { code: 'ENGINE_ERROR', message: 'Internal error while running the scan' },
+          },
+          {
+            findings: [],
+            summary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+            riskScore: 0,
+          },
+        ).catch((inner: unknown) =>
+          log.error({ err: inner, scanId: scan.id }, 'could not fail scan'),
+        );
+      } finally {
+        running.delete(scan.id);
+        void pump();
+      }
+    })();
+    running.set(scan.id, { controller, done });
+  }
+
+  function abort(scanId: string, reason: AbortReason): void {
+    const run = running.get(scanId);
+    if (run && !run.controller.signal.aborted) {
+      run.controller.abort(reason);
+    }
+  }
+
+  async function heartbeat(): Promise<void> {
+    try {
+      const ids = [...running.keys()];
+      const held = await renewLeases(db, id, ids, options.leaseMs);
+      for (const scanId of ids) {
+        // Cancelled scans are not renewed; the cancel notification normally came first.
+        if (!held.has(scanId) && running.has(scanId)) {
+          abort(scanId, 'cancelled');
+        }
+      }
+      await touchWorker(db, id);
+    } catch (error) {
+      log.warn({ err: error }, 'heartbeat failed');
+    }
+  }
+
+  async function housekeeping(): Promise<void> {
+    try {
+      const { requeued, failed } = await reclaimLostScans(db);
+      if (requeued + failed > 0) {
+        log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
+      }
+      await pruneWorkers(db, 10 * 60_000);
+    } catch (error) {
+      log.warn({ err: error }, 'housekeeping failed');
+    }
+  }
+
+  const unlistenQueue = await database.listen(QUEUE_CHANNEL, () => void pump());
+  const unlistenCancel = await database.listen(CANCEL_CHANNEL, (scanId) =>
+    abort(scanId, 'cancelled'),
+  );
+  const timers = [
+    setInterval(() => void pump(), options.pollMs),
+    setInterval(() => void heartbeat(), Math.max(100, Math.floor(options.leaseMs / 3))),
+    setInterval(() => void housekeeping(), Math.max(200, Math.floor(options.leaseMs / 2))),
+  ];
+  for (const timer of timers) {
+    timer.unref();
+  }
+  void housekeeping();
+  void pump();
+
+  return {
+    id,
+    running: () => [...running.keys()],
+    wake: () => void pump(),
+    async stop(graceMs) {
+      if (stopping) {
+        return;
+      }
+      stopping = true;
+      await unlistenQueue();
+      const drained = Promise.all([...running.values()].map((run) => run.done));
+      let graceTimer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        drained,
+        new Promise((resolve) => {
+          graceTimer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(graceTimer);
+      const unfinished = [...running.keys()];
+      for (const scanId of unfinished) {
+        abort(scanId, 'shutdown');
+      }
+      await Promise.all([...running.values()].map((run) => run.done));
+      for (const timer of timers) {
+        clearInterval(timer);
+      }
+      await unlistenCancel();
+      const returned = await returnScans(db, id, unfinished);
+      if (returned > 0) {
+        log.info({ returned }, 'handed unfinished scans back to the queue');
+      }
+      await unregisterWorker(db, id);
+    },
+  };
+}
