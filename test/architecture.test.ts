@@ -48,6 +48,7 @@ describe('architecture', () => {
         file.includes('/config/') ||
         file.includes('/cli/') ||
         file.endsWith('main/server.ts') ||
+        file.endsWith('main/worker-server.ts') ||
         file.includes('/process/')
       ) {
         continue;

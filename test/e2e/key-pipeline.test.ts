@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registerWorker } from '../../src/adapters/db/workers.repository.js';
 import { createRedisRateLimitStore } from '../../src/adapters/rate-limit-store/redis-store.js';
 import {
   bearer,
@@ -34,6 +35,14 @@ function expectRateLimitHeaders(headers: Headers) {
 describe('GET /api/v1/engines behind the key pipeline', () => {
   it('lists the ten engines with target types, options schema and availability', async () => {
     const { rawKey } = await createKey(ctx.app, token, { scopes: ['usage:read'] });
+    // Available means a live worker registered the engine (this app runs none of its own).
+    await registerWorker(ctx.database.handle.db, {
+      id: 'nmap-only',
+      engines: ['nmap'],
+      hostname: 'test',
+      pid: 1,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const response = await engines({ 'x-api-key': rawKey });
     expect(response.status).toBe(200);
     const list = response.body.data.engines as Array<Record<string, unknown>>;
@@ -50,6 +59,8 @@ describe('GET /api/v1/engines behind the key pipeline', () => {
       'sentinel',
     ]);
     expect(list[0]).toMatchObject({ name: 'nmap', available: true, version: '7.93' });
+    expect(list.find((e) => e.name === 'zap')).toMatchObject({ available: false });
+    expect(list.find((e) => e.name === 'sentinel')).toMatchObject({ available: true });
     expect(list[0]?.targetTypes).toEqual(
       expect.arrayContaining(['host', 'ip', 'network', 'domain']),
     );

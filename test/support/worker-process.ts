@@ -55,7 +55,7 @@ const workers = await startWorkers({
 });
 process.stdout.write(`ready ${workers[0]?.id}\n`);
 process.once('SIGTERM', () => {
-  Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
+  void Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
     .then(() => database.close())
     .then(() => process.exit(0));
 });
