@@ -1,5 +1,8 @@
 import type { EngineDefinition } from '../engine.js';
-import { nmapOptionsSchema } from './options.js';
+import { buildNmapArgv } from './argv.js';
+import { nmapOptionsSchema, nmapOptionsWithDefaults } from './options.js';
+import { parseNmapXml } from './parse.js';
+import { parseNmapProgress } from './progress.js';
 
 export const nmapEngine: EngineDefinition = {
   name: 'nmap',
@@ -9,4 +12,16 @@ export const nmapEngine: EngineDefinition = {
   versionArgs: ['--version'],
   optionsSchema: nmapOptionsSchema,
   defaultTimeoutSeconds: 3600,
+  command: {
+    reportFile: 'report.xml',
+    buildArgv: (options, target, context) =>
+      buildNmapArgv(nmapOptionsWithDefaults({ ...options }), target, {
+        outputFile: context.reportPath,
+        privileged: context.privileged,
+      }),
+    parse: parseNmapXml,
+    progress: parseNmapProgress,
+    // nmap exits 0 when the scan ran, including hosts that were down; anything else is an error.
+    successExitCodes: [0],
+  },
 };
