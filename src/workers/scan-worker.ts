@@ -86,7 +86,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         if (free <= 0) {
           break;
         }
-        const scans = await claimScans(db, id, engines, free, options.leaseMs);
+        const scans = await claimScans(database, id, engines, free, options.leaseMs);
         for (const scan of scans) {
           execute(scan);
         }
@@ -133,7 +133,28 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
                 error: { code: 'ENGINE_ERROR', message: 'The scan run was interrupted' },
               }
             : result.ending;
-        const outcome = await finishScan(db, id, scan.id, ending, result);
+        // Ask for the next scans in the same statement when no claim round is under way: this
+        // scan's slot is free once it has ended.
+        const next =
+          stopping || claiming
+            ? null
+            : { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
+        if (next !== null) {
+          claiming = true;
+        }
+        let outcome: string;
+        try {
+          const finished = await finishScan(database, id, scan.id, ending, result, next);
+          outcome = finished.outcome;
+          running.delete(scan.id);
+          for (const claimed of finished.claimed) {
+            execute(claimed);
+          }
+        } finally {
+          if (next !== null) {
+            claiming = false;
+          }
+        }
         log.info(
           {
             scanId: scan.id,
@@ -145,8 +166,9 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         );
       } catch (error) {
         log.error({ err: error, scanId: scan.id }, 'scan run failed');
+        running.delete(scan.id);
         await finishScan(
-          db,
+          database,
           id,
           scan.id,
           {

@@ -189,13 +189,17 @@ describe('leases', () => {
         db,
       );
 
-    expect((await claimScans(db, 'ghost-1', ['nmap'], 1, 60_000)).map((s) => s.id)).toEqual([id]);
+    expect(
+      (await claimScans(database.handle, 'ghost-1', ['nmap'], 1, 60_000)).map((s) => s.id),
+    ).toEqual([id]);
     expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 0 });
     await expire();
     expect(await reclaimLostScans(db)).toEqual({ requeued: 1, failed: 0 });
     expect(await scanRow(id)).toMatchObject({ status: 'queued', attempts: 1 });
 
-    expect((await claimScans(db, 'ghost-2', ['nmap'], 1, 60_000)).map((s) => s.id)).toEqual([id]);
+    expect(
+      (await claimScans(database.handle, 'ghost-2', ['nmap'], 1, 60_000)).map((s) => s.id),
+    ).toEqual([id]);
     await expire();
     expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 1 });
     const scan = await getScan(app, key, id);

@@ -488,9 +488,24 @@ describe('running, cancelling and reading results', () => {
     );
     expect(completed.data).toMatchObject({
       scanId: id,
+      scanType: 'nmap',
+      name: 'nmap 203.0.113.30',
+      target: '203.0.113.30',
       status: 'completed',
       progress: 100,
       resultCount: 2,
+      createdAt: done.createdAt,
+      completedAt: done.completedAt,
+      durationMs: done.durationMs,
+    });
+    expect(completed.timestamp).toBe(done.completedAt);
+    const started = events.rows[0]?.payload as Record<string, Record<string, unknown>>;
+    expect(started.timestamp).toBe(running.startedAt);
+    expect(started.data).toMatchObject({
+      status: 'running',
+      progress: 0,
+      durationMs: 0,
+      completedAt: null,
     });
 
     const again = await cancel(id);

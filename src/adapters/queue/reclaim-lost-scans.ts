@@ -8,13 +8,7 @@
 import { type Kysely, sql } from 'kysely';
 import { MOVES } from '../../domain/scans/status-machine.js';
 import type { Database } from '../db/database.js';
-import {
-  notify,
-  QUEUE_CHANNEL,
-  recordEvents,
-  SCAN_COLUMNS,
-  toScanRecord,
-} from '../db/scan-rows.js';
+import { notify, QUEUE_CHANNEL, recordEvents } from '../db/scan-rows.js';
 
 /** Claims per scan before a lost worker fails it: the first run plus one retry. */
 export const MAX_ATTEMPTS = 2;
@@ -44,9 +38,13 @@ export async function reclaimLostScans(
       .where('status', 'in', ['running'])
       .where('lease_expires_at', '<', sql<Date>`now()`)
       .where('attempts', '>=', MAX_ATTEMPTS)
-      .returning(SCAN_COLUMNS)
+      .returning('id')
       .execute();
-    await recordEvents(trx, 'fail', failedRows.map(toScanRecord));
+    await recordEvents(
+      trx,
+      'fail',
+      failedRows.map((row) => row.id),
+    );
     if (requeued.length > 0) {
       await notify(trx, QUEUE_CHANNEL);
     }

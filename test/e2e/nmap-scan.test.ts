@@ -1,0 +1,135 @@
+/**
+ * The whole path with the real nmap: POST /api/v1/scans → worker → nmap (argument array, private
+ * workspace) → XML parsed → findings over HTTP. Targets are ports this test opens on 127.0.0.1
+ * (ALLOW_PRIVATE_TARGETS, as a deployment scanning its own network would set it).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { createScan, waitForStatus } from '../support/scans.js';
+
+const ctx = useTestApp({
+  WORKERS: '1',
+  WORKER_CONCURRENCY: '2',
+  ALLOW_PRIVATE_TARGETS: 'true',
+  WORKER_SHUTDOWN_GRACE_MS: '100',
+});
+
+let key = '';
+let server: Server;
+let port = 0;
+
+beforeAll(async () => {
+  key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
+  server = createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  port = typeof address === 'object' && address ? address.port : 0;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** nmap processes that are children of this test process (the in-process worker's runs). */
+function nmapChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] is the state; Z (zombie) has already exited.
+      if (comm === 'nmap' && fields[0] !== 'Z' && Number(fields[1]) === process.pid) {
+        pids.push(Number(entry));
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+describe('nmap, for real', () => {
+  it('scans a port opened by the test and reports it as a finding', async () => {
+    const { id } = await createScan(ctx.app, key, {
+      target: '127.0.0.1',
+      scanType: 'nmap',
+      options: { ports: String(port), serviceDetection: false, timing: 'T4' },
+    });
+    const scan = await waitForStatus(ctx.app, key, id, ['completed', 'failed'], 60_000);
+    expect(scan.error).toBeUndefined();
+    expect(scan).toMatchObject({ status: 'completed', progress: 100, resultCount: 1 });
+    const response = await ctx.app.request(`/api/v1/scans/${id}/findings`, {
+      headers: { 'x-api-key': key },
+    });
+    expect(response.body.data.findings).toHaveLength(1);
+    expect(response.body.data.findings[0]).toMatchObject({
+      engine: 'nmap',
+      severity: 'info',
+      category: 'open-port',
+      location: { host: '127.0.0.1', port, protocol: 'tcp' },
+    });
+    expect(response.body.data.findings[0].title).toContain(`${port}/tcp`);
+  }, 90_000);
+
+  it('stops a cancelled running nmap within 2 s', async () => {
+    const { id } = await createScan(ctx.app, key, {
+      target: '127.0.0.1',
+      scanType: 'nmap',
+      // Slow on purpose: every port, paranoid timing.
+      options: { ports: '1-65535', timing: 'T0', serviceDetection: false },
+    });
+    await waitForStatus(ctx.app, key, id, ['running']);
+    const deadline = Date.now() + 10_000;
+    while (nmapChildren().length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const pids = nmapChildren();
+    expect(pids.length).toBeGreaterThan(0);
+    const cancelledAt = Date.now();
+    const response = await ctx.app.request(`/api/v1/scans/${id}/cancel`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+    });
+    expect(response.status).toBe(200);
+    while (nmapChildren().some((pid) => pids.includes(pid)) && Date.now() - cancelledAt < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(nmapChildren().filter((pid) => pids.includes(pid))).toEqual([]);
+    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    const results = await ctx.app.request(`/api/v1/scans/${id}/results`, {
+      headers: { 'x-api-key': key },
+    });
+    expect(results.body.data).toMatchObject({ status: 'cancelled', partial: true });
+  }, 30_000);
+
+  it('fails a scan that runs past its timeout with SCAN_TIMEOUT', async () => {
+    const { id } = await createScan(ctx.app, key, {
+      target: '127.0.0.1',
+      scanType: 'nmap',
+      timeout: 1,
+      options: { ports: '1-65535', timing: 'T0', serviceDetection: false },
+    });
+    const scan = await waitForStatus(ctx.app, key, id, ['failed', 'completed'], 15_000);
+    expect(scan.status).toBe('failed');
+    expect(scan.error.code).toBe('SCAN_TIMEOUT');
+    expect(scan.durationMs).toBeLessThan(5_000);
+  }, 30_000);
+
+  it('fails with TARGET_UNRESOLVABLE when the name does not resolve at start', async () => {
+    const { id } = await createScan(ctx.app, key, {
+      target: 'nonexistent.invalid',
+      scanType: 'nmap',
+    });
+    const scan = await waitForStatus(ctx.app, key, id, ['failed', 'completed'], 15_000);
+    expect(scan.error.code).toBe('TARGET_UNRESOLVABLE');
+    expect(scan.error.message).toContain('nonexistent.invalid');
+  }, 30_000);
+});
