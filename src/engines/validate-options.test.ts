@@ -77,4 +77,39 @@ describe('checkEngineOptions', () => {
     const check = checkEngineOptions(ENGINES.nmap, ['-sV']);
     expect(check.ok === false && check.error.message).toBe('Field options must be of type object');
   });
+
+  // The defaults of the specification's option tables ("none" and "all": the key is absent).
+  it.each([
+    [
+      'zap',
+      {
+        scanPolicy: 'standard',
+        spiderMaxDepth: 3,
+        ajaxSpider: false,
+        activeScan: true,
+        contextInclude: [],
+        contextExclude: [],
+      },
+    ],
+    [
+      'trivy',
+      {
+        scanners: ['vuln'],
+        severity: ['CRITICAL', 'HIGH', 'MEDIUM'],
+        ignoreUnfixed: false,
+        skipDirs: [],
+        skipFiles: [],
+      },
+    ],
+    ['nuclei', { templates: ['cves'], concurrency: 25, rateLimit: 150, tags: [], excludeTags: [] }],
+    ['nikto', { tuning: '123' }],
+    ['sqlmap', { level: 1, risk: 1, technique: 'BEUSTQ', dbs: false, batch: true }],
+    ['wapiti', { scope: 'domain', maxDepth: 3 }],
+    ['harvester', { limit: 200, dnsLookup: false, dnsBrute: false }],
+    ['sublist3r', { bruteforce: false, threads: 10 }],
+    ['sentinel', { depth: 'standard', correlate: true, riskScore: true }],
+  ])('gives %s the defaults of the specification', (engine, defaults) => {
+    const check = checkEngineOptions(ENGINES[engine as 'nmap'], {});
+    expect(check.ok && check.options).toMatchObject(defaults);
+  });
 });

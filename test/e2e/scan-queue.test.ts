@@ -155,6 +155,25 @@ describe('wake-ups and cancels', () => {
     }
   });
 
+  it('still finds work that arrived without a notification, by the slow poll', async () => {
+    await drainQueue();
+    const held = heldEngine();
+    const polling = await worker(held.engine, { pollMs: 300 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { id } = await createScan(app, key, { target: '203.0.113.42', scanType: 'nmap' });
+      await held.waitFor(id);
+      held.release(id);
+      // A queued row written without NOTIFY (as after a lost notification).
+      await sql`update scans set status = 'queued', attempts = 0, lease_owner = null
+        where id = ${id}`.execute(database.handle.db);
+      await held.waitFor(id, 3_000);
+      held.release(id);
+    } finally {
+      await polling.stop(100);
+    }
+  });
+
   it('carries a cancel made through another node to the worker running the scan', async () => {
     await drainQueue();
     const held = heldEngine();
@@ -212,6 +231,25 @@ describe('leases', () => {
       'scan.started',
       'scan.failed',
     ]);
+  });
+
+  it('keeps the lease of a long scan alive with heartbeats', async () => {
+    await drainQueue();
+    const held = heldEngine();
+    const slow = await worker(held.engine, { leaseMs: 1_000 });
+    const housekeeper = await worker(instantEngine(), { leaseMs: 1_000 });
+    try {
+      const { id } = await createScan(app, key, { target: '203.0.113.53', scanType: 'nmap' });
+      await held.waitFor(id);
+      // Three lease lengths, with the other worker's housekeeping reclaiming expired leases.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await reclaimLostScans(database.handle.db)).toEqual({ requeued: 0, failed: 0 });
+      expect(await scanRow(id)).toMatchObject({ status: 'running', attempts: 1 });
+      held.release(id);
+      await waitForStatus(app, key, id, ['completed']);
+    } finally {
+      await Promise.all([slow.stop(100), housekeeper.stop(100)]);
+    }
   });
 
   it('hands unfinished scans back to the queue when a worker stops, without counting the attempt', async () => {
@@ -331,6 +369,27 @@ if (BACKEND === 'postgres') {
         .map((line) => JSON.parse(line));
       expect(runs.map((run) => run.pid)).toEqual([survivor.child.pid]);
     }, 40_000);
+
+    it('on SIGTERM, a worker process hands its running scan back to the queue', async () => {
+      await drainQueue();
+      const runLog = join(logDir, 'term.jsonl');
+      const stopping = await startWorkerProcess({
+        RAMPART_TEST_SLEEP_MS: '60000',
+        RAMPART_TEST_RUN_LOG: runLog,
+        WORKER_SHUTDOWN_GRACE_MS: '300',
+      });
+      const { id } = await createScan(app, key, { target: '203.0.113.61', scanType: 'nmap' });
+      await waitForStatus(app, key, id, ['running']);
+      const exited = new Promise((resolve) => stopping.child.once('exit', resolve));
+      stopping.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await scanRow(id)).toMatchObject({ status: 'queued', attempts: 0 });
+      const registered = await sql<{ n: number }>`
+        select count(*)::int as n from workers where id = ${stopping.id}`.execute(
+        database.handle.db,
+      );
+      expect(registered.rows[0]?.n).toBe(0);
+    }, 30_000);
 
     it('never runs a scan twice at once: 3 worker processes, 200 scans', async () => {
       await drainQueue();

@@ -11,8 +11,17 @@ import { createScan, getScan, waitForStatus } from '../support/scans.js';
 
 const held = heldEngine([draftFinding({ ruleId: 'partial', title: 'Found before the cancel' })]);
 /** Names resolve as the test says: `private.example` to a loopback address, the rest publicly. */
+let rebindChecks = 0;
 const resolver = {
   async check(target: { host: string | null }, allowPrivate: boolean) {
+    // DNS rebinding: public when the scan is created, loopback when the worker starts it.
+    if (target.host === 'rebind.example' && (rebindChecks += 1) > 1 && !allowPrivate) {
+      return {
+        ok: false as const,
+        code: 'TARGET_NOT_ALLOWED' as const,
+        message: 'rebind.example resolves to 127.0.0.1, a loopback address',
+      };
+    }
     if (target.host === 'private.example' && !allowPrivate) {
       return {
         ok: false as const,
@@ -610,6 +619,56 @@ describe('running, cancelling and reading results', () => {
     );
     expect(events.rows.at(-1)?.event).toBe('scan.failed');
     expect(events.rows.at(-1)?.payload.data.error).toEqual(failed.error);
+  });
+
+  it('resolves a name again at start and fails it when it now points into a refused range', async () => {
+    const { id } = await createScan(ctx.app, key, { target: 'rebind.example', scanType: 'nmap' });
+    const failed = await waitForStatus(ctx.app, key, id, ['failed']);
+    expect(failed.error).toEqual({
+      code: 'TARGET_NOT_ALLOWED',
+      message: 'rebind.example resolves to 127.0.0.1, a loopback address',
+    });
+    expect(held.held.has(id)).toBe(false);
+  });
+
+  it('shows the progress the engine reports while running', async () => {
+    const { id } = await createScan(ctx.app, key, { target: '203.0.113.35', scanType: 'nmap' });
+    const run = await held.waitFor(id);
+    run.onProgress(42);
+    const deadline = Date.now() + 5_000;
+    let scan = await getScan(ctx.app, key, id);
+    while (scan.progress !== 42 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      scan = await getScan(ctx.app, key, id);
+    }
+    expect(scan).toMatchObject({ status: 'running', progress: 42 });
+    held.release(id);
+    expect((await waitForStatus(ctx.app, key, id, ['completed'])).progress).toBe(100);
+  });
+
+  it('gives the same issue the same fingerprint on a rescan, and de-duplicates within a scan', async () => {
+    const fingerprints: string[][] = [];
+    for (const target of ['203.0.113.36', '203.0.113.36']) {
+      const { id } = await createScan(ctx.app, key, { target, scanType: 'nmap' });
+      await held.waitFor(id);
+      held.release(id, {
+        findings: [
+          draftFinding(),
+          draftFinding({ title: 'reworded by a newer tool version' }),
+          draftFinding({
+            location: { host: '203.0.113.10', port: 443, protocol: 'tcp', url: null },
+          }),
+        ],
+      });
+      await waitForStatus(ctx.app, key, id, ['completed']);
+      const response = await get(`/api/v1/scans/${id}/findings`);
+      fingerprints.push(
+        response.body.data.findings.map((f: { fingerprint: string }) => f.fingerprint),
+      );
+    }
+    expect(fingerprints[0]).toHaveLength(2);
+    expect(new Set(fingerprints[0]).size).toBe(2);
+    expect(fingerprints[1]).toEqual(fingerprints[0]);
   });
 
   it('fails with SCAN_TIMEOUT and ENGINE_ERROR as the engine reports, keeping findings', async () => {

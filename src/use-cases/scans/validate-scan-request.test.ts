@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { validateScanRequest } from './validate-scan-request.js';
+
+const open = { allowedScanTypes: null, allowPrivateTargets: false };
+const check = (body: unknown, context = open) => validateScanRequest(body, context);
+const codeOf = (body: unknown, context = open) => {
+  const result = check(body, context);
+  return result.ok ? 'ok' : result.error.code;
+};
+
+describe('validateScanRequest', () => {
+  it('fills in name, priority, options, tags and the engine timeout', () => {
+    const result = check({ target: '203.0.113.5', scanType: 'nmap' });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.request).toMatchObject({
+        name: 'nmap 203.0.113.5',
+        priority: 'normal',
+        tags: [],
+        config: {},
+        timeoutSeconds: 3600,
+        assetId: null,
+        callbackUrl: null,
+        target: { value: '203.0.113.5', type: 'ip', hostIsAddress: true },
+        options: { ports: '1-1024', timing: 'T3' },
+      });
+    }
+  });
+
+  it('treats null in an optional field as not given', () => {
+    expect(codeOf({ target: '203.0.113.5', scanType: 'nmap', name: null, callbackUrl: null })).toBe(
+      'ok',
+    );
+  });
+
+  it.each([
+    ['url', 'https://app.example/login?next=/a&b=$x;', 'zap'],
+    ['domain', 'example.com', 'harvester'],
+    ['host', 'intranet', 'nmap'],
+    ['network', '203.0.113.0/24', 'nmap'],
+    ['image', 'alpine:3.20', 'trivy'],
+  ])('infers %s for %s with %s', (type, target, scanType) => {
+    const result = check({ target, scanType });
+    expect(result.ok && result.request.target.type).toBe(type);
+  });
+
+  it.each([
+    [{ target: '203.0.113.5', scanType: 'nmap', timeout: 86_400 }, 'ok'],
+    [{ target: '203.0.113.5', scanType: 'nmap', timeout: 1 }, 'ok'],
+    [{ target: '203.0.113.5', scanType: 'nmap', timeout: 86_401 }, 'INVALID_FIELD_VALUE'],
+    [{ target: '203.0.113.5', scanType: 'nmap', timeout: '60' }, 'INVALID_FIELD_TYPE'],
+    [{ target: '203.0.113.5', scanType: 'nmap', tags: ['a', 1] }, 'INVALID_FIELD_TYPE'],
+    [{ target: '203.0.113.5', scanType: 'nmap', tags: [''] }, 'INVALID_FIELD_VALUE'],
+    [{ target: '203.0.113.5', scanType: 'nmap', tags: Array(51).fill('t') }, 'INVALID_FIELD_VALUE'],
+    [
+      { target: '203.0.113.5', scanType: 'nmap', config: { x: 'y'.repeat(17_000) } },
+      'INVALID_FIELD_VALUE',
+    ],
+    [{ target: '203.0.113.5', scanType: 'nmap', assetId: '' }, 'INVALID_FIELD_VALUE'],
+    [
+      { target: '203.0.113.5', scanType: 'nmap', callbackUrl: 'https://u:p@hooks.example/' },
+      'INVALID_WEBHOOK_URL',
+    ],
+    [{ target: '203.0.113.5', scanType: 'nmap', callbackUrl: 'not a url' }, 'INVALID_WEBHOOK_URL'],
+    [
+      {
+        target: '203.0.113.5',
+        scanType: 'nmap',
+        callbackUrl: `https://h.example/${'a'.repeat(2050)}`,
+      },
+      'INVALID_WEBHOOK_URL',
+    ],
+    [{ target: '203.0.113.5', scanType: 'NMAP' }, 'INVALID_SCAN_TYPE'],
+    [{ target: '203.0.113.5', scanType: 'nmap', priority: 'Normal' }, 'INVALID_PRIORITY'],
+    [{ target: '203.0.113.5', scanType: 'nmap', targetType: 'subnet' }, 'INVALID_TARGET'],
+    [{ target: 'example.com; rm -rf /', scanType: 'nmap' }, 'INVALID_TARGET'],
+    [{ target: '--script=evil', scanType: 'nmap' }, 'INVALID_TARGET'],
+    [{ target: '`id`.example.com', scanType: 'nmap' }, 'INVALID_TARGET'],
+    [{ target: 'example.com', scanType: 'sqlmap' }, 'INVALID_TARGET'],
+    [{ target: '192.168.1.1', scanType: 'nmap' }, 'TARGET_NOT_ALLOWED'],
+    [{ target: '::1', scanType: 'nmap' }, 'TARGET_NOT_ALLOWED'],
+    [{ target: '::ffff:10.0.0.1', scanType: 'nmap' }, 'TARGET_NOT_ALLOWED'],
+    [{ target: '100.64.0.0/16', scanType: 'nmap' }, 'TARGET_NOT_ALLOWED'],
+    [{ target: 'http://169.254.169.254/latest/meta-data/', scanType: 'zap' }, 'TARGET_NOT_ALLOWED'],
+  ])('%j → %s', (body, code) => {
+    expect(codeOf(body)).toBe(code);
+  });
+
+  it('allows private targets when ALLOW_PRIVATE_TARGETS is on', () => {
+    const context = { allowedScanTypes: null, allowPrivateTargets: true };
+    expect(codeOf({ target: '127.0.0.1', scanType: 'nmap' }, context)).toBe('ok');
+    expect(codeOf({ target: '10.0.0.0/16', scanType: 'nmap' }, context)).toBe('ok');
+  });
+
+  it('checks the key allowedScanTypes, and each sentinel member engine', () => {
+    const key = { allowedScanTypes: ['nmap', 'sentinel'], allowPrivateTargets: false };
+    expect(codeOf({ target: 'https://app.example/', scanType: 'zap' }, key)).toBe(
+      'SCAN_TYPE_NOT_ALLOWED',
+    );
+    expect(codeOf({ target: '203.0.113.5', scanType: 'sentinel' }, key)).toBe('ok');
+    const refused = check(
+      { target: '203.0.113.5', scanType: 'sentinel', options: { engines: ['nmap', 'nuclei'] } },
+      key,
+    );
+    expect(refused.ok === false && refused.error.message).toBe(
+      'Scan type not allowed for this API key: nuclei',
+    );
+  });
+});
