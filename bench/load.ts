@@ -4,13 +4,16 @@
  * most, by contract) while the pipeline still does every step for every request. run.ts gives
  * every target a keys file, the baseline included, so the generator's own work per request is
  * the same whatever it measures.
- * Usage: load.ts <url> <connections> <seconds> [keys-file]
+ * With a body file, each request is a POST of that JSON body.
+ * Usage: load.ts <url> <connections> <seconds> [keys-file|-] [body-file]
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-const [url = '', connections = '10', seconds = '10', keysFile] = process.argv.slice(2);
-const keys: string[] = keysFile ? (JSON.parse(readFileSync(keysFile, 'utf8')) as string[]) : [];
+const [url = '', connections = '10', seconds = '10', keysFile, bodyFile] = process.argv.slice(2);
+const keys: string[] =
+  keysFile && keysFile !== '-' ? (JSON.parse(readFileSync(keysFile, 'utf8')) as string[]) : [];
+const body = bodyFile ? readFileSync(bodyFile, 'utf8') : undefined;
 let next = 0;
 
 const result = await autocannon({
@@ -19,7 +22,8 @@ const result = await autocannon({
   duration: Number(seconds),
   requests: [
     {
-      method: 'GET',
+      method: body === undefined ? 'GET' : 'POST',
+      ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
       setupRequest: (request) => {
         if (keys.length === 0) {
           return request;

@@ -199,6 +199,7 @@ const quiet = new Logger(() => () => {});
 export async function benchGraphile(): Promise<{ jobsPerSecond: number; jobs: number }> {
   return withSchema(async (schema) => {
     const pool = new pg.Pool({ connectionString: DATABASE_URL, max: CLAIM_WORKERS + 2 });
+    pool.on('error', () => {});
     let done = 0;
     let finished: () => void = () => {};
     const allDone = new Promise<void>((resolve) => {

@@ -5,6 +5,10 @@
  * Servers and the load generator are separate processes. Target (issue 2): ratio >= 0.25 and
  * p99 < 10 ms at 10 connections on PostgreSQL. A fourth target, bare Fastify with one indexed
  * PostgreSQL lookup per request, shows the floor that ratio was derived from.
+ *
+ * Then (issue 3): POST /api/v1/scans throughput against the same hello-world and an insert floor;
+ * queue dispatch latency and claim throughput (bench/queue.ts, with graphile-worker for
+ * comparison); nmap XML parsing speed (bench/nmap-parse.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -13,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
+import { benchNmapParse } from './nmap-parse.js';
+import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -33,6 +39,8 @@ interface Target {
   name: string;
   url: string;
   keysFile?: string;
+  /** A JSON body file: the target is loaded with POSTs of it. */
+  bodyFile?: string;
   process: ChildProcess;
 }
 
@@ -65,6 +73,8 @@ async function startRampart(
       PORT: String(port),
       JWT_SECRET: SECRET,
       LOG_LEVEL: 'warn',
+      // API only: scans created by the benchmark must not start real scanners.
+      WORKERS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,8 +122,9 @@ async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
 
 function load(target: Target, connections: number, seconds: number): Sample {
   const args = ['bench/load.ts', target.url, String(connections), String(seconds)];
-  if (target.keysFile) {
-    args.push(target.keysFile);
+  args.push(target.keysFile ?? '-');
+  if (target.bodyFile) {
+    args.push(target.bodyFile);
   }
   const out = execFileSync(TSX, args, { cwd: ROOT, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Sample;
@@ -194,10 +205,12 @@ async function main() {
       }
     }
     const summary = report(results);
+    const scans = await benchCreateScans(admin, schema, postgres, helloWorld);
+    const queue = await benchQueue();
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
-      JSON.stringify({ date: new Date().toISOString(), summary, results }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), summary, results, scans, queue }, null, 2),
     );
   } finally {
     for (const target of targets) {
@@ -208,6 +221,108 @@ async function main() {
     await admin.end();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * (issue 3a) POST /api/v1/scans on PostgreSQL next to the bare Fastify hello-world and to the
+ * insert floor (bare Fastify, schema-validated body, one 15-column INSERT), alternating, at 10
+ * connections. The API runs without workers; a registered stand-by worker row answers the 503
+ * check, so the scans stay queued. Target: ratio >= 0.12 to hello-world.
+ */
+async function benchCreateScans(
+  admin: pg.Client,
+  schema: string,
+  postgres: Target,
+  helloWorld: Target,
+): Promise<Array<Record<string, string | number>>> {
+  await admin.query(
+    `insert into ${schema}.workers (id, engines, hostname, pid, heartbeat_at)
+     values ('bench-standby', '{nmap}', 'bench', 0, now() + interval '1 day')`,
+  );
+  const bodyFile = join(tmpdir(), 'rampart-bench-scan.json');
+  writeFileSync(bodyFile, JSON.stringify({ target: '203.0.113.10', scanType: 'nmap' }));
+  const insert = spawn(TSX, ['bench/insert-server.ts', '3904', DATABASE_URL, schema], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    await waitFor(insert, /ready/);
+    const targets: Target[] = [
+      helloWorld,
+      { name: 'insert-floor', url: 'http://127.0.0.1:3904/scans', bodyFile, process: insert },
+      {
+        ...postgres,
+        name: 'POST scans',
+        url: postgres.url.replace('/api/v1/engines', '/api/v1/scans'),
+        bodyFile,
+      },
+    ];
+    console.log('POST /api/v1/scans: warm-up…');
+    for (const target of targets) {
+      load(target, 10, 3);
+    }
+    const samples: Record<string, Sample[]> = {};
+    for (let run = 1; run <= RUNS; run++) {
+      for (const target of targets) {
+        const sample = load(target, 10, SECONDS);
+        const list = samples[target.name] ?? [];
+        list.push(sample);
+        samples[target.name] = list;
+        console.log(
+          `  run ${run} ${target.name.padEnd(12)} c=10: ${sample.requestsPerSecond.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, non-2xx ${sample.non2xx}`,
+        );
+      }
+    }
+    const base = median((samples['hello-world'] ?? []).map((s) => s.requestsPerSecond));
+    const rows = Object.entries(samples).map(([name, list]) => {
+      const rps = median(list.map((s) => s.requestsPerSecond));
+      return {
+        target: name,
+        'req/s': Math.round(rps),
+        'p50 ms': median(list.map((s) => s.p50)),
+        'p99 ms': median(list.map((s) => s.p99)),
+        'non-2xx': list.reduce((sum, s) => sum + s.non2xx, 0),
+        ratio: Number((rps / base).toFixed(3)),
+      };
+    });
+    console.log(`\nPOST /api/v1/scans, medians of ${RUNS} runs of ${SECONDS} s at 10 connections:`);
+    console.table(rows);
+    const ours = rows.find((row) => row.target === 'POST scans');
+    console.log(
+      `target (ratio >= 0.12 to hello-world): ${Number(ours?.ratio) >= 0.12 ? 'met' : 'NOT met'}`,
+    );
+    return rows;
+  } finally {
+    insert.kill('SIGTERM');
+  }
+}
+
+/** (issue 3b, 3c, 3d) queue dispatch latency, claim throughput, nmap XML parsing. */
+async function benchQueue() {
+  console.log('\nqueue dispatch latency (500 scans, idle worker, instant test engine)…');
+  const dispatch = await benchDispatch();
+  console.log(
+    `  201 → running: p50 ${dispatch.p50} ms, p99 ${dispatch.p99} ms (targets p50 < 4, p99 < 15): ${dispatch.p50 < 4 && dispatch.p99 < 15 ? 'met' : 'NOT met'}`,
+  );
+  console.log('claim throughput (20,000 queued scans, 8 workers) and graphile-worker…');
+  // Three alternating rounds, medians: one round varies by ±15 % on this machine.
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    ours.push((await benchClaims()).scansPerSecond);
+    theirs.push((await benchGraphile()).jobsPerSecond);
+  }
+  const claims = { scansPerSecond: median(ours), rounds: ours };
+  const graphile = { jobsPerSecond: median(theirs), rounds: theirs };
+  const ratio = claims.scansPerSecond / graphile.jobsPerSecond;
+  console.log(
+    `  Rampart ${claims.scansPerSecond} scans/s, graphile-worker ${graphile.jobsPerSecond} jobs/s: ${ratio.toFixed(2)}× (target >= 1.0): ${ratio >= 1 ? 'met' : 'NOT met'}`,
+  );
+  const parse = await benchNmapParse();
+  console.log(
+    `nmap XML parsing, ${parse.file} (${parse.bytes} bytes): ${parse.mbPerSecond.toFixed(1)} MB/s, peak RSS ${parse.peakRssMb.toFixed(0)} MB`,
+  );
+  return { dispatch, claims, graphile, ratio: Number(ratio.toFixed(2)), parse };
 }
 
 function report(results: Record<string, Record<number, Sample[]>>) {

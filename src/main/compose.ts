@@ -128,7 +128,7 @@ export async function composeApp(
     rateLimits,
     tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),
     engines,
-    scans: createScanStore(database.db),
+    scans: createScanStore(database),
     workers: workerDirectory,
     resolver,
     clock: { now: () => new Date() },

@@ -15,7 +15,10 @@ let rebindChecks = 0;
 const resolver = {
   async check(target: { host: string | null }, allowPrivate: boolean) {
     // DNS rebinding: public when the scan is created, loopback when the worker starts it.
-    if (target.host === 'rebind.example' && (rebindChecks += 1) > 1 && !allowPrivate) {
+    if (target.host === 'rebind.example') {
+      rebindChecks += 1;
+    }
+    if (target.host === 'rebind.example' && rebindChecks > 1 && !allowPrivate) {
       return {
         ok: false as const,
         code: 'TARGET_NOT_ALLOWED' as const,

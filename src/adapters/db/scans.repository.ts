@@ -1,10 +1,10 @@
 /** Scans as the API reads and writes them (the worker side lives in adapters/queue). */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { priorityRank } from '../../domain/scans/priority.js';
 import { decideCancel } from '../../domain/scans/status-machine.js';
 import type { ScanStore } from '../../use-cases/ports.js';
-import type { Database } from './database.js';
+import type { DatabaseHandle } from './connect.js';
 import { FINDING_COLUMNS, toFinding } from './findings.repository.js';
 import {
   CANCEL_CHANNEL,
@@ -12,41 +12,56 @@ import {
   notify,
   QUEUE_CHANNEL,
   SCAN_COLUMNS,
+  type ScanColumnsRow,
   toScanRecord,
 } from './scan-rows.js';
 
-export function createScanStore(db: Kysely<Database>): ScanStore {
+const INSERT_SQL = `
+  with inserted as (
+    insert into scans (id, tenant_id, api_key_id, scan_type, name, target, target_type, priority,
+      priority_rank, status, tags, options, config, timeout_seconds, asset_id, callback_url,
+      callback_secret, template_id, parent_scan_id)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11::jsonb, $12::jsonb, $13, $14,
+      $15, $16, $17, $18)
+    returning ${SCAN_COLUMNS.join(', ')}
+  )
+  select inserted.*, pg_notify('${QUEUE_CHANNEL}', '') from inserted`;
+
+export function createScanStore(database: DatabaseHandle): ScanStore {
+  const db = database.db;
   return {
     async insert(scan) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto('scans')
-          .values({
-            id: scan.id,
-            tenant_id: scan.tenantId,
-            api_key_id: scan.apiKeyId,
-            scan_type: scan.scanType,
-            name: scan.name,
-            target: scan.target,
-            target_type: scan.targetType,
-            priority: scan.priority,
-            priority_rank: priorityRank(scan.priority),
-            status: 'queued',
-            tags: [...scan.tags],
-            options: JSON.stringify(scan.options),
-            config: JSON.stringify(scan.config),
-            timeout_seconds: scan.timeoutSeconds,
-            asset_id: scan.assetId,
-            callback_url: scan.callbackUrl,
-            callback_secret: scan.callbackSecret,
-            template_id: scan.templateId,
-            parent_scan_id: scan.parentScanId,
-          })
-          .returning(SCAN_COLUMNS)
-          .executeTakeFirstOrThrow();
-        await notify(trx, QUEUE_CHANNEL);
-        return toScanRecord(row);
+      // One prepared statement: the insert and the NOTIFY that wakes the workers (delivered at
+      // commit) in one round trip, instead of BEGIN, INSERT, NOTIFY and COMMIT.
+      const rows = await database.prepared<ScanColumnsRow>({
+        name: 'rampart_insert_scan',
+        text: INSERT_SQL,
+        values: [
+          scan.id,
+          scan.tenantId,
+          scan.apiKeyId,
+          scan.scanType,
+          scan.name,
+          scan.target,
+          scan.targetType,
+          scan.priority,
+          priorityRank(scan.priority),
+          [...scan.tags],
+          JSON.stringify(scan.options),
+          JSON.stringify(scan.config),
+          scan.timeoutSeconds,
+          scan.assetId,
+          scan.callbackUrl,
+          scan.callbackSecret,
+          scan.templateId,
+          scan.parentScanId,
+        ],
       });
+      const row = rows[0];
+      if (row === undefined) {
+        throw new Error('insert into scans returned no row');
+      }
+      return toScanRecord(row);
     },
 
     async get(tenantId, id) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { validateScanRequest } from './validate-scan-request.js';
+import { type ScanRequestContext, validateScanRequest } from './validate-scan-request.js';
 
-const open = { allowedScanTypes: null, allowPrivateTargets: false };
+const open: ScanRequestContext = { allowedScanTypes: null, allowPrivateTargets: false };
 const check = (body: unknown, context = open) => validateScanRequest(body, context);
 const codeOf = (body: unknown, context = open) => {
   const result = check(body, context);
