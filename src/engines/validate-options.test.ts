@@ -112,4 +112,16 @@ describe('checkEngineOptions', () => {
     const check = checkEngineOptions(ENGINES[engine as 'nmap'], {});
     expect(check.ok && check.options).toMatchObject(defaults);
   });
+
+  it.each(['broadcast', 'broadcast-dhcp-discover', 'external', 'dos', '../x', 'http-*', 'a,b'])(
+    'refuses the nmap script %s',
+    (script) => {
+      const check = checkEngineOptions(ENGINES.nmap, { scripts: [script] });
+      expect(check.ok === false && check.error.code).toBe('INVALID_FIELD_VALUE');
+    },
+  );
+
+  it.each(['vuln', 'default', 'http-title', 'vulners'])('accepts the nmap script %s', (script) => {
+    expect(checkEngineOptions(ENGINES.nmap, { scripts: [script] }).ok).toBe(true);
+  });
 });

@@ -143,11 +143,26 @@ describe('routes, health and documents', () => {
         '/api/v1/api-keys/{keyId}/rotate',
         '/api/v1/engines',
         '/api/v1/admin/tenants/{tenantId}/quota',
+        '/api/v1/scans',
+        '/api/v1/scans/{scanId}',
+        '/api/v1/scans/{scanId}/cancel',
+        '/api/v1/scans/{scanId}/results',
+        '/api/v1/scans/{scanId}/findings',
         '/healthz',
         '/readyz',
       ]),
     );
     expect(response.body.paths['/api/v1/api-keys'].post.responses['201']).toBeDefined();
+    const createScan = response.body.paths['/api/v1/scans'].post;
+    expect(createScan.requestBody.content['application/json'].schema.required).toEqual([
+      'target',
+      'scanType',
+    ]);
+    expect(Object.keys(createScan.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '429', '503']),
+    );
+    expect(response.body.components.schemas).toHaveProperty('Scan');
+    expect(response.body.components.schemas).toHaveProperty('Finding');
     const docs = await ctx.app.request('/docs');
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');

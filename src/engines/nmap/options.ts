@@ -20,8 +20,15 @@ const DEFAULTS = {
  * purpose: `--script` also takes file paths (`/tmp/x.nse` would run any script on the worker),
  * directories, globs (`http-*`), comma lists and boolean expressions (`not intrusive`), so `/`,
  * `.`, `*`, `,` and spaces are all refused. Each list item becomes one comma-separated name.
+ *
+ * Refused as well: the `broadcast` category and `broadcast-*` scripts (they probe the worker's
+ * own network, not the target: a way around TARGET_NOT_ALLOWED), `external` (sends target data to
+ * third-party services) and `dos`.
  */
-export const NseName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' });
+export const NseName = Type.String({
+  pattern: '^(?!(broadcast|external|dos)$)(?!broadcast-)[a-z0-9][a-z0-9_-]{0,63}$',
+  description: 'NSE category or script name; not broadcast, broadcast-*, external or dos',
+});
 
 /** nmap options (specification, "Engine options"). */
 export const nmapOptionsSchema = Type.Object(
