@@ -484,20 +484,20 @@ describe('running, cancelling and reading results', () => {
     expect(events.rows.map((row) => row.event)).toEqual(['scan.started', 'scan.completed']);
     const completed = events.rows[1]?.payload as Record<string, Record<string, unknown>>;
     expect(completed).toMatchObject({ event: 'scan.completed', tenantId: tenant });
-    expect(Object.keys(completed.data ?? {}).sort()).toEqual(
-      [
-        'completedAt',
-        'createdAt',
-        'durationMs',
-        'name',
-        'progress',
-        'resultCount',
-        'scanId',
-        'scanType',
-        'status',
-        'target',
-      ].sort(),
-    );
+    // Exactly the specification's fields, in its order (the outbox keeps the order it was built in).
+    expect(Object.keys(completed)).toEqual(['event', 'timestamp', 'tenantId', 'data']);
+    expect(Object.keys(completed.data ?? {})).toEqual([
+      'scanId',
+      'scanType',
+      'name',
+      'target',
+      'status',
+      'progress',
+      'resultCount',
+      'durationMs',
+      'createdAt',
+      'completedAt',
+    ]);
     expect(completed.data).toMatchObject({
       scanId: id,
       scanType: 'nmap',

@@ -107,27 +107,29 @@ const iso = (column: string) =>
 
 /**
  * The body of a scan event (specification, Events) as a SQL expression over the moved row's
- * columns. Written inline rather than as a SQL function: the function call cost 0.45 ms of a
- * 0.95 ms claim (PostgreSQL 15), the inline expression a tenth of that.
+ * columns, its keys in the specification's order (`json`, not `jsonb`, keeps the order and was
+ * cheaper to build). Written inline rather than as a SQL function: the function call cost 0.45 ms
+ * of a 0.95 ms claim (PostgreSQL 15), the inline expression a tenth of that. A failed scan always
+ * has its error (the fail move sets it).
  */
 function eventPayloadSql(event: ScanEventName, at: string): string {
   const error =
     event === 'scan.failed'
-      ? ` || case when error_code is null then '{}'::jsonb else jsonb_build_object('error', jsonb_build_object('code', error_code, 'message', coalesce(error_message, ''))) end`
+      ? `, 'error', json_build_object('code', error_code, 'message', coalesce(error_message, ''))`
       : '';
-  return `jsonb_build_object(
+  return `json_build_object(
       'event', '${event}',
       'timestamp', ${iso(at)},
       'tenantId', tenant_id,
-      'data', jsonb_build_object(
+      'data', json_build_object(
         'scanId', id, 'scanType', scan_type, 'name', name, 'target', target, 'status', status,
         'progress', progress, 'resultCount', result_count,
         'durationMs', case when started_at is null or completed_at is null then 0
           else greatest(0, floor(extract(epoch from completed_at) * 1000)
             - floor(extract(epoch from started_at) * 1000))::integer end,
         'createdAt', ${iso('created_at')},
-        'completedAt', ${iso('completed_at')}
-      )${error})`;
+        'completedAt', ${iso('completed_at')}${error}
+      ))`;
 }
 
 /** A SQL list of status constants of the machine: `'queued', 'running'`. */

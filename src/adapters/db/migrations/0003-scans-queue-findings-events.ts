@@ -86,7 +86,7 @@ export const migration0003: Migration = {
       tenant_id uuid not null,
       scan_id uuid not null,
       event text not null,
-      payload jsonb not null,
+      payload json not null,
       created_at timestamptz not null default now(),
       dispatched_at timestamptz
     )`,
