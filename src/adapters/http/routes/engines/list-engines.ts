@@ -34,12 +34,10 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
   let cached: { runnable: ReadonlySet<string>; body: Buffer } | null = null;
   const bodyFor = (runnable: ReadonlySet<string>): Buffer => {
     if (cached?.runnable !== runnable) {
+      // The same test as the 503 check of POST /api/v1/scans: a live worker registered it.
       const engines = deps.engines.map((engine) => ({
         ...engine,
-        available:
-          engine.name === 'sentinel'
-            ? deps.engines.some((member) => member.name !== 'sentinel' && runnable.has(member.name))
-            : runnable.has(engine.name),
+        available: runnable.has(engine.name),
       }));
       cached = {
         runnable,
