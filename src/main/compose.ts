@@ -19,8 +19,9 @@ import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
+import { createWebhookStore } from '../adapters/db/webhooks.repository.js';
 import { createWorkerDirectory } from '../adapters/db/worker-directory.js';
-import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
+import { checkResolvedTarget, type LookupAddresses } from '../adapters/dns/resolve-target.js';
 import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
 import { type BuildAppOptions, buildApp } from '../adapters/http/build-app.js';
 import { createLogger } from '../adapters/http/logger.js';
@@ -28,10 +29,13 @@ import { probeEngineBinaries } from '../adapters/process/probe-binaries.js';
 import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
 import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-store.js';
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
+import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
+import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
-import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import type { EngineRunner, TargetResolver, WebhookSender } from '../use-cases/ports.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -49,6 +53,10 @@ export interface ComposeOptions {
   engineRunners?: ReadonlyMap<string, EngineRunner>;
   /** Replaces DNS resolution of target names (tests). */
   resolver?: TargetResolver;
+  /** Replaces DNS resolution of webhook hosts, at creation and at connect time (tests). */
+  webhookLookup?: LookupAddresses;
+  /** Replaces the outgoing HTTPS client (benchmarks). */
+  webhookSender?: WebhookSender;
 }
 
 export interface ComposedApp {
@@ -57,6 +65,7 @@ export interface ComposedApp {
   readonly database: DatabaseHandle;
   readonly logger: Logger;
   readonly workers: readonly ScanWorker[];
+  readonly dispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -120,6 +129,19 @@ export async function composeApp(
   const resolver: TargetResolver = options.resolver ?? {
     check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate),
   };
+  const webhookClient = createWebhookClient({
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.allowPrivateWebhooks,
+    ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
+  });
+  const webhookSender = options.webhookSender ?? webhookClient;
+  const dispatcher = startWebhookDispatcher({
+    database,
+    sender: webhookSender,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    logger,
+  });
   const deps: AppDeps = {
     config,
     apiKeys,
@@ -131,6 +153,12 @@ export async function composeApp(
     scans: createScanStore(database),
     workers: workerDirectory,
     resolver,
+    webhooks: createWebhookStore(database.db),
+    webhookUrls: {
+      check: (url) => checkWebhookUrl(url, config.allowPrivateWebhooks, options.webhookLookup),
+    },
+    webhookSender,
+    wakeDispatcher: () => dispatcher.wake(),
     clock: { now: () => new Date() },
     ids: { uuid: randomUUID },
     randomBytes,
@@ -147,6 +175,7 @@ export async function composeApp(
     runners: options.engineRunners ?? realEngineRunners(config, engines),
     resolver,
     logger,
+    onScanEnded: () => dispatcher.wake(),
   });
   workerDirectory.invalidate();
   return {
@@ -155,9 +184,12 @@ export async function composeApp(
     database,
     logger,
     workers,
+    dispatcher,
     async close() {
       await app.close();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
+      await dispatcher.stop();
+      await webhookClient.close();
       await lastUsed.close();
       if (!options.rateLimits) {
         await rateLimits.close();

@@ -6,7 +6,9 @@
  */
 import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import { createLogger } from '../adapters/http/logger.js';
+import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
+import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
@@ -24,12 +26,25 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
   const runners = realEngineRunners(config, await probeEngines());
+  // Worker processes deliver webhooks too, so a deployment of workers alone still notifies.
+  const webhookClient = createWebhookClient({
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.allowPrivateWebhooks,
+  });
+  const dispatcher = startWebhookDispatcher({
+    database,
+    sender: webhookClient,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    logger,
+  });
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,
     runners,
     resolver: { check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate) },
     logger,
+    onScanEnded: () => dispatcher.wake(),
   });
   logger.info({ engines: [...runners.keys()], workers: workers.length }, 'Rampart workers running');
   let stopping = false;
@@ -40,6 +55,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping workers');
     Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
+      .then(() => dispatcher.stop())
+      .then(() => webhookClient.close())
       .then(() => database.close())
       .then(
         () => process.exit(0),

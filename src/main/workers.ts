@@ -47,6 +47,8 @@ export async function startWorkers(options: {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
   readonly logger: Logger;
+  /** Called when a scan of these workers ended (wakes the webhook dispatcher). */
+  readonly onScanEnded?: () => void;
 }): Promise<ScanWorker[]> {
   const { config } = options;
   const workers: ScanWorker[] = [];
@@ -62,6 +64,7 @@ export async function startWorkers(options: {
         leaseMs: config.workerLeaseMs,
         pollMs: WORKER_POLL_MS,
         logger: options.logger,
+        ...(options.onScanEnded ? { onScanEnded: options.onScanEnded } : {}),
       }),
     );
   }

@@ -43,6 +43,8 @@ export interface ScanWorkerOptions {
   /** The safety-net poll. */
   readonly pollMs: number;
   readonly logger: Logger;
+  /** Called after a scan's end was recorded (its events are in the outbox). */
+  readonly onScanEnded?: () => void;
 }
 
 export interface ScanWorker {
@@ -155,6 +157,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
             claiming = false;
           }
         }
+        options.onScanEnded?.();
         log.info(
           {
             scanId: scan.id,

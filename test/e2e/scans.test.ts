@@ -44,7 +44,17 @@ const resolver = {
 };
 const ctx = useTestApp(
   { WORKERS: '1', WORKER_CONCURRENCY: '8', WORKER_SHUTDOWN_GRACE_MS: '100' },
-  { engineRunners: new Map([['nmap', held.engine]]), resolver },
+  {
+    engineRunners: new Map([['nmap', held.engine]]),
+    resolver,
+    // Callback hosts: public documentation addresses (there is no DNS here).
+    webhookLookup: async (host) => {
+      if (host === 'hooks.example') {
+        return ['203.0.113.50'];
+      }
+      throw new Error(`${host} does not resolve`);
+    },
+  },
 );
 
 const tenant = randomUUID();

@@ -55,6 +55,8 @@ export async function startApp(
     /** The engines this app's workers run (set WORKERS in env to start some). */
     engineRunners?: ReadonlyMap<string, EngineRunner>;
     resolver?: TargetResolver;
+    /** Resolves webhook and callback hosts (creation checks and delivery). */
+    webhookLookup?: (host: string) => Promise<string[]>;
   } = {},
 ): Promise<TestApp> {
   // No scan workers unless a test asks for them (WORKERS), so API tests run no background loops.
@@ -80,6 +82,7 @@ export async function startApp(
     ...(options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {}),
     ...(options.engineRunners ? { engineRunners: options.engineRunners } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   await composed.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = composed.app.server.address() as AddressInfo;

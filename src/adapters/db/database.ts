@@ -8,6 +8,9 @@ export interface Database {
   findings: FindingsTable;
   scan_events: ScanEventsTable;
   workers: WorkersTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -139,3 +142,52 @@ export interface WorkersTable {
 
 export type ScanRow = Selectable<ScansTable>;
 export type FindingRow = Selectable<FindingsTable>;
+
+export interface WebhooksTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  url: string;
+  secret: string;
+  events: string[];
+  is_active: Generated<boolean>;
+  consecutive_failures: Generated<number>;
+  last_triggered_at: NullableTimestamp;
+  last_status_code: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant_id: string;
+  kind: 'webhook' | 'callback' | 'test';
+  webhook_id: string | null;
+  scan_id: string | null;
+  event: string;
+  event_timestamp: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  seq: Generated<string>;
+  delivery_id: string;
+  webhook_id: string | null;
+  tenant_id: string;
+  event: string;
+  attempt: number;
+  status_code: number;
+  success: boolean;
+  response_time_ms: number;
+  error: string | null;
+  next_attempt_at: NullableTimestamp;
+  attempted_at: Timestamp;
+}
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -10,6 +10,9 @@ import type {
   ScanStore,
   TargetResolver,
   TenantStore,
+  WebhookSender,
+  WebhookStore,
+  WebhookUrlChecker,
   WorkerDirectory,
 } from '../../use-cases/ports.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
@@ -40,6 +43,12 @@ export interface AppDeps {
   /** Which engines a live worker can run (the 503 check, GET /api/v1/engines). */
   readonly workers: WorkerDirectory;
   readonly resolver: TargetResolver;
+  readonly webhooks: WebhookStore;
+  /** Checks webhook and callback URLs when they are given (ALLOW_PRIVATE_WEBHOOKS applied). */
+  readonly webhookUrls: WebhookUrlChecker;
+  readonly webhookSender: WebhookSender;
+  /** Tells the webhook dispatcher that events may be waiting (after a cancel). */
+  wakeDispatcher(): void;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;

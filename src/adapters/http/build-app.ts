@@ -24,9 +24,11 @@ import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
+import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
 import { FindingSchema, ScanDetail } from './schemas/scan.js';
+import { WebhookSchema } from './schemas/webhook.js';
 import { validatorCompiler } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -74,7 +76,14 @@ export async function buildApp(
     reply.header('x-request-id', request.id);
     done();
   });
-  for (const schema of [ErrorEnvelope, ApiKeyView, TenantView, ScanDetail, FindingSchema]) {
+  for (const schema of [
+    ErrorEnvelope,
+    ApiKeyView,
+    TenantView,
+    ScanDetail,
+    FindingSchema,
+    WebhookSchema,
+  ]) {
     app.addSchema(schema);
   }
   await app.register(swagger, OPENAPI_OPTIONS);
@@ -88,6 +97,7 @@ export async function buildApp(
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
     registerListEngines(apiKeyContext, deps);
     registerScanRoutes(apiKeyContext, deps);
+    registerWebhookRoutes(apiKeyContext, deps);
     options.apiKeyRoutes?.(apiKeyContext);
     done();
   });

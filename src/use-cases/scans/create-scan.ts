@@ -6,7 +6,13 @@
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
-import type { IdSource, ScanStore, TargetResolver, WorkerDirectory } from '../ports.js';
+import type {
+  IdSource,
+  ScanStore,
+  TargetResolver,
+  WebhookUrlChecker,
+  WorkerDirectory,
+} from '../ports.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
 import { validateScanRequest } from './validate-scan-request.js';
 
@@ -14,6 +20,8 @@ export interface CreateScanDeps {
   readonly scans: ScanStore;
   readonly workers: WorkerDirectory;
   readonly resolver: TargetResolver;
+  /** Checks a callbackUrl like a webhook URL (refused ranges, resolution). */
+  readonly urls: WebhookUrlChecker;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
   readonly allowPrivateTargets: boolean;
@@ -39,6 +47,12 @@ export async function createScan(
     throw check.error;
   }
   const request = check.request;
+  if (request.callbackUrl !== null) {
+    const callback = await deps.urls.check(request.callbackUrl);
+    if (!callback.ok) {
+      throw new ApiError(callback.code, { reason: callback.reason });
+    }
+  }
   if (!deps.allowPrivateTargets && !request.target.hostIsAddress && request.target.host !== null) {
     // A name that does not resolve now is accepted: the worker resolves it again at start and
     // fails the scan with TARGET_UNRESOLVABLE (decisions.md, "How a scan ends").

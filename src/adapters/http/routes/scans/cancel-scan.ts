@@ -36,6 +36,7 @@ export function registerCancelScan(app: FastifyInstance, deps: AppDeps): void {
     async (request) => {
       const { tenantId } = tenantCaller(request);
       const scan = await cancelScan(deps.scans, tenantId, request.params.scanId);
+      deps.wakeDispatcher();
       return { success: true, data: { scan } };
     },
   );

@@ -1,0 +1,169 @@
+/** Webhooks and their delivery log, as the API reads and writes them. */
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { DeliveryAttemptRecord, WebhookRecord, WebhookStore } from '../../use-cases/ports.js';
+import type { Database, WebhookAttemptRow, WebhookRow } from './database.js';
+
+function toWebhook(row: WebhookRow): WebhookRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    url: row.url,
+    secret: row.secret,
+    events: row.events,
+    isActive: row.is_active,
+    consecutiveFailures: row.consecutive_failures,
+    lastTriggeredAt: row.last_triggered_at,
+    lastStatusCode: row.last_status_code,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAttempt(row: WebhookAttemptRow): DeliveryAttemptRecord {
+  return {
+    deliveryId: row.delivery_id,
+    event: row.event,
+    attempt: row.attempt,
+    statusCode: row.status_code,
+    success: row.success,
+    responseTimeMs: row.response_time_ms,
+    error: row.error,
+    nextAttemptAt: row.next_attempt_at,
+    attemptedAt: row.attempted_at,
+  };
+}
+
+export function createWebhookStore(db: Kysely<Database>): WebhookStore {
+  return {
+    async insert(webhook) {
+      const row = await db
+        .insertInto('webhooks')
+        .values({
+          id: webhook.id,
+          tenant_id: webhook.tenantId,
+          name: webhook.name,
+          url: webhook.url,
+          secret: webhook.secret,
+          events: [...webhook.events],
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toWebhook(row);
+    },
+
+    async list(tenantId, page) {
+      const base = db.selectFrom('webhooks').where('tenant_id', '=', tenantId);
+      const [rows, count] = await Promise.all([
+        base
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id')
+          .limit(page.limit)
+          .offset((page.page - 1) * page.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { webhooks: rows.map(toWebhook), total: Number(count.n) };
+    },
+
+    async get(tenantId, id) {
+      const row = await db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
+      return row ? toWebhook(row) : null;
+    },
+
+    async update(tenantId, id, patch) {
+      const row = await db
+        .updateTable('webhooks')
+        .set({
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          ...(patch.url === undefined ? {} : { url: patch.url }),
+          ...(patch.events === undefined ? {} : { events: [...patch.events] }),
+          ...(patch.isActive === undefined ? {} : { is_active: patch.isActive }),
+          // Re-enabling starts the count again (decisions.md).
+          ...(patch.isActive === true ? { consecutive_failures: 0 } : {}),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toWebhook(row) : null;
+    },
+
+    async delete(tenantId, id) {
+      const result = await db
+        .deleteFrom('webhooks')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async listAttempts(tenantId, webhookId, page) {
+      const base = db
+        .selectFrom('webhook_attempts')
+        .where('webhook_id', '=', webhookId)
+        .where('tenant_id', '=', tenantId);
+      const [rows, count] = await Promise.all([
+        base
+          .selectAll()
+          .orderBy('seq', 'desc')
+          .limit(page.limit)
+          .offset((page.page - 1) * page.limit)
+          .execute(),
+        base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { attempts: rows.map(toAttempt), total: Number(count.n) };
+    },
+
+    async recordTest(webhook, delivery, outcome) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('webhook_deliveries')
+          .values({
+            id: delivery.id,
+            tenant_id: webhook.tenantId,
+            kind: 'test',
+            webhook_id: webhook.id,
+            scan_id: null,
+            event: 'webhook.test',
+            event_timestamp: delivery.eventTimestamp,
+            body: delivery.body,
+            status: outcome.success ? 'delivered' : 'failed',
+            attempts: 1,
+            next_attempt_at: null,
+          })
+          .execute();
+        await trx
+          .insertInto('webhook_attempts')
+          .values({
+            id: randomUUID(),
+            delivery_id: delivery.id,
+            webhook_id: webhook.id,
+            tenant_id: webhook.tenantId,
+            event: 'webhook.test',
+            attempt: 1,
+            status_code: outcome.statusCode,
+            success: outcome.success,
+            response_time_ms: outcome.responseTimeMs,
+            error: outcome.error,
+            next_attempt_at: null,
+          })
+          .execute();
+        // Test deliveries never change consecutiveFailures, isHealthy or isActive.
+        await trx
+          .updateTable('webhooks')
+          .set({ last_triggered_at: sql`now()`, last_status_code: outcome.statusCode })
+          .where('id', '=', webhook.id)
+          .execute();
+      });
+    },
+  };
+}

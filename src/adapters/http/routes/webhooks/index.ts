@@ -1,0 +1,241 @@
+/**
+ * Webhooks (API-key context; each route declares its scope). One file would hold them all at about
+ * 200 lines, so they sit together here: each handler reads its input, calls one use case and
+ * returns the envelope.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../../../../domain/errors.js';
+import { parseWebhookId } from '../../../../domain/webhooks/prefixed-ids.js';
+import {
+  type CreateWebhookInput,
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  type PatchWebhookInput,
+  patchWebhook,
+} from '../../../../use-cases/webhooks/manage-webhooks.js';
+import { testWebhook } from '../../../../use-cases/webhooks/test-webhook.js';
+import type { AppDeps } from '../../app-deps.js';
+import { tenantCaller } from '../../request-auth.js';
+import {
+  API_KEY_AUTH_CODES,
+  BODY_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
+import {
+  CreatedWebhook,
+  CreateWebhookBody,
+  DeliverySchema,
+  PatchWebhookBody,
+  WebhookIdParams,
+} from '../../schemas/webhook.js';
+
+const WebhookRef = Type.Ref('Webhook');
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
+const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
+  ...success(data),
+  headers: RATE_LIMIT_HEADERS,
+});
+const errors = (...codes: ErrorCode[]) => errorResponses(...API_KEY_AUTH_CODES, ...codes);
+const URL_CODES: ErrorCode[] = [
+  'INVALID_WEBHOOK_URL',
+  'WEBHOOK_URL_UNREACHABLE',
+  'INVALID_WEBHOOK_EVENT',
+];
+
+type WithId = { Params: { webhookId: string } };
+
+export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const manage = {
+    webhooks: deps.webhooks,
+    urls: deps.webhookUrls,
+    ids: deps.ids,
+    randomBytes: deps.randomBytes,
+  };
+  const idOf = (request: { params: { webhookId: string } }) =>
+    parseWebhookId(request.params.webhookId);
+
+  app.post<{ Body: CreateWebhookInput }>(
+    '/api/v1/webhooks',
+    {
+      config: { scope: 'webhooks:create' },
+      schema: {
+        summary: 'Register a webhook (the secret is shown only in this answer)',
+        tags: ['webhooks'],
+        security,
+        body: CreateWebhookBody,
+        response: {
+          201: ok(Type.Object({ webhook: CreatedWebhook })),
+          ...errors(...BODY_CODES, ...URL_CODES),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = await createWebhook(manage, tenantCaller(request).tenantId, request.body);
+      return reply.code(201).send({ success: true, data });
+    },
+  );
+
+  app.get<{ Querystring: { page?: number; limit?: number } }>(
+    '/api/v1/webhooks',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        summary: "The tenant's webhooks, newest first",
+        tags: ['webhooks'],
+        security,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: ok(Type.Object({ webhooks: Type.Array(WebhookRef), pagination: PaginationSchema })),
+          ...errors('INVALID_PAGE', 'INVALID_LIMIT'),
+        },
+      },
+    },
+    async (request) => {
+      const { page = 1, limit = 20 } = request.query;
+      const data = await listWebhooks(deps.webhooks, tenantCaller(request).tenantId, {
+        page,
+        limit,
+      });
+      return { success: true, data };
+    },
+  );
+
+  app.get<WithId>(
+    '/api/v1/webhooks/:webhookId',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        summary: 'One webhook with its health',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        response: { 200: ok(Type.Object({ webhook: WebhookRef })), ...errors('WEBHOOK_NOT_FOUND') },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await getWebhook(deps.webhooks, tenantCaller(request).tenantId, idOf(request)),
+    }),
+  );
+
+  app.patch<WithId & { Body: PatchWebhookInput }>(
+    '/api/v1/webhooks/:webhookId',
+    {
+      config: { scope: 'webhooks:update' },
+      schema: {
+        summary:
+          'Change name, url, events or isActive (true re-enables and resets the failure count)',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        body: PatchWebhookBody,
+        response: {
+          200: ok(Type.Object({ webhook: WebhookRef })),
+          ...errors(...BODY_CODES, ...URL_CODES, 'WEBHOOK_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await patchWebhook(manage, tenantCaller(request).tenantId, idOf(request), request.body),
+    }),
+  );
+
+  app.delete<WithId>(
+    '/api/v1/webhooks/:webhookId',
+    {
+      config: { scope: 'webhooks:delete' },
+      schema: {
+        summary: 'Delete a webhook (its pending deliveries are dropped)',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        response: {
+          200: ok(
+            Type.Object(
+              { id: Type.String(), deleted: Type.Literal(true) },
+              { additionalProperties: false },
+            ),
+          ),
+          ...errors('WEBHOOK_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await deleteWebhook(deps.webhooks, tenantCaller(request).tenantId, idOf(request)),
+    }),
+  );
+
+  app.post<WithId>(
+    '/api/v1/webhooks/:webhookId/test',
+    {
+      config: { scope: 'webhooks:create' },
+      schema: {
+        summary: 'Send a webhook.test event now (logged, never retried, never counted)',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        response: {
+          200: ok(
+            Type.Object(
+              {
+                delivered: Type.Boolean(),
+                statusCode: Type.Integer(),
+                responseTime: Type.Integer(),
+                event: Type.Literal('webhook.test'),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          ...errors('WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await testWebhook(
+        { webhooks: deps.webhooks, sender: deps.webhookSender, ids: deps.ids, clock: deps.clock },
+        tenantCaller(request).tenantId,
+        idOf(request),
+      ),
+    }),
+  );
+
+  app.get<WithId & { Querystring: { page?: number; limit?: number } }>(
+    '/api/v1/webhooks/:webhookId/deliveries',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        summary: 'Delivery log: one record per attempt, newest first',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: ok(
+            Type.Object({ deliveries: Type.Array(DeliverySchema), pagination: PaginationSchema }),
+          ),
+          ...errors('WEBHOOK_NOT_FOUND', 'INVALID_PAGE', 'INVALID_LIMIT'),
+        },
+      },
+    },
+    async (request) => {
+      const { page = 1, limit = 20 } = request.query;
+      const data = await listDeliveries(
+        deps.webhooks,
+        tenantCaller(request).tenantId,
+        idOf(request),
+        { page, limit },
+      );
+      return { success: true, data };
+    },
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * Reads the scan_events outbox and turns each event into deliveries: one per active webhook of the
+ * tenant subscribed to it, plus one to the scan's callbackUrl for its completion. The body is
+ * serialized here, once, and stored: every attempt sends these bytes. Outbox rows are taken with
+ * FOR UPDATE SKIP LOCKED and marked dispatched in the same transaction, so several dispatchers
+ * never fan one event out twice, and a crash before the commit leaves the event to be fanned out
+ * again.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { CALLBACK_EVENTS } from '../../domain/webhooks/webhook-events.js';
+import type { Database } from '../db/database.js';
+
+export async function fanOutEvents(
+  db: Kysely<Database>,
+  firstDelayMs: number,
+  limit = 200,
+): Promise<{ readonly events: number; readonly deliveries: number }> {
+  return db.transaction().execute(async (trx) => {
+    const events = await trx
+      .selectFrom('scan_events')
+      .select(['id', 'tenant_id', 'scan_id', 'event', 'payload'])
+      .where('dispatched_at', 'is', null)
+      .orderBy('seq')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (events.length === 0) {
+      return { events: 0, deliveries: 0 };
+    }
+    const tenants = [...new Set(events.map((event) => event.tenant_id))];
+    const webhooks = await trx
+      .selectFrom('webhooks')
+      .select(['id', 'tenant_id', 'events'])
+      .where('tenant_id', 'in', tenants)
+      .where('is_active', '=', true)
+      .execute();
+    const completionScans = [
+      ...new Set(events.filter((e) => CALLBACK_EVENTS.includes(e.event)).map((e) => e.scan_id)),
+    ];
+    const callbacks =
+      completionScans.length === 0
+        ? []
+        : await trx
+            .selectFrom('scans')
+            .select('id')
+            .where('id', 'in', completionScans)
+            .where('callback_url', 'is not', null)
+            .execute();
+    const withCallback = new Set(callbacks.map((row) => row.id));
+    const rows = events.flatMap((event) => {
+      const payload: unknown = event.payload;
+      const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      const timestamp = String((payload as { timestamp?: unknown }).timestamp ?? '');
+      const common = {
+        tenant_id: event.tenant_id,
+        scan_id: event.scan_id,
+        event: event.event,
+        event_timestamp: timestamp,
+        body,
+        status: 'pending' as const,
+        next_attempt_at: sql<Date>`now() + ${firstDelayMs} * interval '1 millisecond'`,
+      };
+      const toWebhooks = webhooks
+        .filter((hook) => hook.tenant_id === event.tenant_id && hook.events.includes(event.event))
+        .map((hook) => ({
+          ...common,
+          id: randomUUID(),
+          kind: 'webhook' as const,
+          webhook_id: hook.id,
+        }));
+      const toCallback =
+        CALLBACK_EVENTS.includes(event.event) && withCallback.has(event.scan_id)
+          ? [{ ...common, id: randomUUID(), kind: 'callback' as const, webhook_id: null }]
+          : [];
+      return [...toWebhooks, ...toCallback];
+    });
+    for (let start = 0; start < rows.length; start += 500) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(start, start + 500))
+        .execute();
+    }
+    await trx
+      .updateTable('scan_events')
+      .set({ dispatched_at: sql`now()` })
+      .where(
+        'id',
+        'in',
+        events.map((event) => event.id),
+      )
+      .execute();
+    return { events: events.length, deliveries: rows.length };
+  });
+}

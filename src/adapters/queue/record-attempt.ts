@@ -1,0 +1,83 @@
+/**
+ * Records the end of one attempt, in one transaction: the attempt's log row, the delivery's next
+ * state (delivered; or the next attempt scheduled from now, WEBHOOK_RETRY_DELAYS_MS; or failed after
+ * the last), and the webhook's health. A success sets consecutiveFailures to 0; a failure adds one,
+ * and the failure that reaches 10 disables the webhook and cancels its pending deliveries, this one
+ * included. The webhook row's lock orders concurrent attempts of one webhook by completion time.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { DISABLE_AFTER_FAILURES, retryDelayAfter } from '../../domain/webhooks/delivery-policy.js';
+import type { WebhookSendOutcome } from '../../use-cases/ports.js';
+import type { Database } from '../db/database.js';
+import type { ClaimedDelivery } from './claim-deliveries.js';
+
+export async function recordAttempt(
+  db: Kysely<Database>,
+  delivery: ClaimedDelivery,
+  outcome: WebhookSendOutcome,
+  retryDelaysMs: readonly number[],
+): Promise<{ readonly disabledWebhook: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    let disabled = false;
+    if (delivery.kind === 'webhook' && delivery.webhookId !== null) {
+      const health = await trx
+        .updateTable('webhooks')
+        .set({
+          consecutive_failures: outcome.success ? 0 : sql`consecutive_failures + 1`,
+          is_active: outcome.success
+            ? sql`is_active`
+            : sql`case when consecutive_failures + 1 >= ${DISABLE_AFTER_FAILURES} then false else is_active end`,
+          last_triggered_at: sql`now()`,
+          last_status_code: outcome.statusCode,
+        })
+        .where('id', '=', delivery.webhookId)
+        .returning(['consecutive_failures', 'is_active'])
+        .executeTakeFirst();
+      disabled = health !== undefined && !health.is_active;
+      if (disabled) {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'cancelled', next_attempt_at: null })
+          .where('webhook_id', '=', delivery.webhookId)
+          .where('status', '=', 'pending')
+          .where('id', '<>', delivery.id)
+          .execute();
+      }
+    }
+    const delay =
+      outcome.success || disabled ? null : retryDelayAfter(delivery.attempt, retryDelaysMs);
+    const status = outcome.success
+      ? 'delivered'
+      : disabled
+        ? 'cancelled'
+        : delay === null
+          ? 'failed'
+          : 'pending';
+    const next = delay === null ? null : sql<Date>`now() + ${delay} * interval '1 millisecond'`;
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status, next_attempt_at: next })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .returning('next_attempt_at')
+      .executeTakeFirst();
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        id: randomUUID(),
+        delivery_id: delivery.id,
+        webhook_id: delivery.webhookId,
+        tenant_id: delivery.tenantId,
+        event: delivery.event,
+        attempt: delivery.attempt,
+        status_code: outcome.statusCode,
+        success: outcome.success,
+        response_time_ms: Math.round(outcome.responseTimeMs),
+        error: outcome.error,
+        next_attempt_at: updated?.next_attempt_at ?? null,
+      })
+      .execute();
+    return { disabledWebhook: disabled };
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The webhook dispatcher: fans outbox events out into deliveries, then sends the deliveries that are
+ * due, up to `concurrency` at once, each attempt recorded when it ends. Lifecycle and wiring only:
+ * the SQL lives in adapters/queue, the schedule in domain/webhooks/delivery-policy.ts.
+ *
+ * Every process runs one (API and workers alike); FOR UPDATE SKIP LOCKED and the in-flight lease
+ * keep them from sending one attempt twice. It polls every `pollMs` and is woken at once by the
+ * worker when a scan ends and by the end of each of its own attempts; a slow receiver holds one
+ * slot, never the others.
+ */
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { type ClaimedDelivery, claimDeliveries } from '../adapters/queue/claim-deliveries.js';
+import { fanOutEvents } from '../adapters/queue/fan-out-events.js';
+import { recordAttempt } from '../adapters/queue/record-attempt.js';
+import { deliveryHeaders } from '../domain/webhooks/delivery-headers.js';
+import type { WebhookSender } from '../use-cases/ports.js';
+
+const STOP_WAIT_MS = 2_000;
+
+export interface WebhookDispatcherOptions {
+  readonly database: DatabaseHandle;
+  readonly sender: WebhookSender;
+  readonly retryDelaysMs: readonly number[];
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  readonly pollMs?: number;
+  readonly concurrency?: number;
+}
+
+export interface WebhookDispatcher {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const db = options.database.db;
+  const concurrency = options.concurrency ?? 32;
+  // An attempt in flight keeps its delivery for the whole deadline plus a margin.
+  const leaseMs = options.timeoutMs + 10_000;
+  const log = options.logger.child({ component: 'webhook-dispatcher' });
+  const inFlight = new Set<Promise<void>>();
+  let ticking = false;
+  let again = false;
+  let stopped = false;
+
+  async function tick(): Promise<void> {
+    if (stopped) {
+      return;
+    }
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        // Fan out everything waiting (batches of 200 events) before sending.
+        while ((await fanOutEvents(db, options.retryDelaysMs[0] ?? 0, 200)).events === 200) {}
+        const free = concurrency - inFlight.size;
+        const claimed = await claimDeliveries(db, free, leaseMs);
+        for (const delivery of claimed) {
+          send(delivery);
+        }
+        if (claimed.length === free && free > 0) {
+          again = true;
+        }
+      } while (again && !stopped);
+    } catch (error) {
+      log.error({ err: error }, 'webhook dispatch failed');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  function send(delivery: ClaimedDelivery): void {
+    const attempt = (async () => {
+      const outcome = await options.sender.send({
+        url: delivery.url,
+        headers: deliveryHeaders({
+          deliveryId: delivery.id,
+          event: delivery.event,
+          eventTimestamp: delivery.eventTimestamp,
+          body: delivery.body,
+          secret: delivery.secret,
+        }),
+        body: delivery.body,
+      });
+      const { disabledWebhook } = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
+      if (disabledWebhook) {
+        log.warn({ webhookId: delivery.webhookId }, 'webhook disabled after consecutive failures');
+      }
+    })()
+      .catch((error: unknown) =>
+        log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record'),
+      )
+      .finally(() => {
+        inFlight.delete(attempt);
+        void tick();
+      });
+    inFlight.add(attempt);
+  }
+
+  const timer = setInterval(() => void tick(), options.pollMs ?? 200);
+  timer.unref();
+  void tick();
+
+  return {
+    wake: () => void tick(),
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      // Attempts still in flight after a moment are abandoned: their lease runs out and another
+      // dispatcher (or this one after a restart) tries them again. At least once, never lost.
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...inFlight]),
+        new Promise((resolve) => {
+          timeout = setTimeout(resolve, STOP_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timeout);
+    },
+  };
+}
