@@ -37,7 +37,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const db = options.database.db;
   const concurrency = options.concurrency ?? 32;
   // An attempt in flight keeps its delivery for the whole deadline plus a margin.
-  const leaseMs = options.timeoutMs + 10_000;
+  // (the attempt ends by its deadline; the margin covers recording it on a busy process).
+  const leaseMs = options.timeoutMs + 5_000;
   const log = options.logger.child({ component: 'webhook-dispatcher' });
   const inFlight = new Set<Promise<void>>();
   let ticking = false;

@@ -489,6 +489,37 @@ describe('retries and health', () => {
 });
 
 describe('disabling and restarts (separate apps)', () => {
+  it('never sends one attempt twice with two dispatchers on one database', async () => {
+    const path = `/pair-${randomUUID()}`;
+    const second = await startApp(ctx.database.connectAgain(), {
+      ALLOW_PRIVATE_WEBHOOKS: 'true',
+      WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(','),
+    });
+    try {
+      await createWebhook({
+        name: 'pair',
+        url: `${receiver.url}${path.slice(1)}`,
+        events: ['scan.started', 'scan.failed'],
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 15; i += 1) {
+        ids.push(
+          (await createScan(ctx.app, key, { target: `pair-${i}.invalid`, scanType: 'nmap' })).id,
+        );
+      }
+      await until(
+        () => at(path).length,
+        (n) => n >= 30,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const deliveries = at(path).map((request) => String(request.headers['x-webhook-delivery']));
+      expect(deliveries).toHaveLength(30);
+      expect(new Set(deliveries).size).toBe(30);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+
   it('disables after exactly 10 failed attempts, cancels pending retries; PATCH isActive true re-enables', async () => {
     const failing = await startHttpsReceiver(answerWith(503));
     const app = await startApp(ctx.database.handle, {
