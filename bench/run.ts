@@ -8,7 +8,7 @@
  *
  * Then (issue 3): POST /api/v1/scans throughput against the same hello-world and an insert floor;
  * queue dispatch latency and claim throughput (bench/queue.ts, with graphile-worker for
- * comparison); nmap XML parsing speed (bench/nmap-parse.ts).
+ * comparison); nmap XML parsing speed (bench/nmap-parse.ts); webhook fan-out (bench/webhooks.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -19,6 +19,7 @@ import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
+import { benchWebhooks } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -322,7 +323,12 @@ async function benchQueue() {
   console.log(
     `nmap XML parsing, ${parse.file} (${parse.bytes} bytes): ${parse.mbPerSecond.toFixed(1)} MB/s, peak RSS ${parse.peakRssMb.toFixed(0)} MB`,
   );
-  return { dispatch, claims, graphile, ratio: Number(ratio.toFixed(2)), parse };
+  console.log('webhook fan-out (1,000 events × 10 webhooks, local HTTPS receiver)…');
+  const webhooks = await benchWebhooks();
+  console.log(
+    `  ${webhooks.deliveriesPerSecond} deliveries/s, event → receipt p50 ${webhooks.p50} ms, p99 ${webhooks.p99} ms (target >= 500/s): ${webhooks.deliveriesPerSecond >= 500 ? 'met' : 'NOT met'}`,
+  );
+  return { dispatch, claims, graphile, ratio: Number(ratio.toFixed(2)), parse, webhooks };
 }
 
 function report(results: Record<string, Record<number, Sample[]>>) {
