@@ -237,7 +237,19 @@ describe('leases', () => {
     await drainQueue();
     const held = heldEngine();
     const slow = await worker(held.engine, { leaseMs: 1_000 });
-    const housekeeper = await worker(instantEngine(), { leaseMs: 1_000 });
+    // Another worker whose housekeeping reclaims expired leases; it runs another engine, so it
+    // never claims this scan itself.
+    const housekeeper = await startScanWorker({
+      id: `housekeeper-${randomUUID().slice(0, 8)}`,
+      database: database.handle,
+      runners: new Map([['zap', instantEngine()]]),
+      resolver: openResolver,
+      allowPrivateTargets: false,
+      concurrency: 1,
+      leaseMs: 1_000,
+      pollMs: 60_000,
+      logger: silent,
+    });
     try {
       const { id } = await createScan(app, key, { target: '203.0.113.53', scanType: 'nmap' });
       await held.waitFor(id);

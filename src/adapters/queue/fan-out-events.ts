@@ -35,6 +35,9 @@ export async function fanOutEvents(
       .select(['id', 'tenant_id', 'events'])
       .where('tenant_id', 'in', tenants)
       .where('is_active', '=', true)
+      // FOR SHARE: a webhook being disabled at this moment (record-attempt.ts) waits for this
+      // fan-out to commit and then cancels its new deliveries too; one disabled first is skipped.
+      .forShare()
       .execute();
     const completionScans = [
       ...new Set(events.filter((e) => CALLBACK_EVENTS.includes(e.event)).map((e) => e.scan_id)),
