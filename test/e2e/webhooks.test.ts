@@ -473,6 +473,32 @@ describe('retries and health', () => {
     }
   });
 
+  it('drops the deliveries of a webhook deleted while an attempt is in flight', async () => {
+    const hanging = await startHttpsReceiver(() => {});
+    try {
+      const webhook = await createWebhook({
+        name: 'gone',
+        url: hanging.url,
+        events: ['scan.failed'],
+      });
+      const scan = await createScan(ctx.app, key, { target: 'deleted.invalid', scanType: 'nmap' });
+      await waitForStatus(ctx.app, key, scan.id, ['failed']);
+      await hanging.waitForRequests(1, 10_000);
+      expect((await call('DELETE', `/api/v1/webhooks/${webhook.id}`)).status).toBe(200);
+      // The attempt times out (1 s) after its webhook is gone: nothing to record, nothing retried.
+      await new Promise((resolve) => setTimeout(resolve, 1_800));
+      expect(hanging.requests).toHaveLength(1);
+      expect(ctx.app.logs.join('')).not.toContain('failed to record');
+      const left = await sql<{ n: number }>`
+        select count(*)::int as n from webhook_deliveries where webhook_id = ${webhook.id.slice(3)}`.execute(
+        ctx.database.handle.db,
+      );
+      expect(left.rows[0]?.n).toBe(0);
+    } finally {
+      await hanging.close();
+    }
+  });
+
   it('fails against an untrusted certificate', async () => {
     const untrusted = await startHttpsReceiver(answerWith(200), { untrusted: true });
     try {

@@ -19,6 +19,17 @@ export async function recordAttempt(
   retryDelaysMs: readonly number[],
 ): Promise<{ readonly disabledWebhook: boolean }> {
   return db.transaction().execute(async (trx) => {
+    // The webhook may have been deleted (with its deliveries) while the attempt was in flight.
+    // No row lock here: locks are taken webhook first, then deliveries (as below), so that two
+    // attempts of one webhook ending together cannot deadlock.
+    const exists = await trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('id', '=', delivery.id)
+      .executeTakeFirst();
+    if (exists === undefined) {
+      return { disabledWebhook: false };
+    }
     let disabled = false;
     if (delivery.kind === 'webhook' && delivery.webhookId !== null) {
       const health = await trx
