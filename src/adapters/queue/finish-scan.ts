@@ -48,7 +48,7 @@ const COMPLETE_EMPTY_CTE = `
  * Ends a scan and, when `next` asks for it, claims the worker's next scans in the same statement
  * (the fast path only: a completed run without findings). With 8 workers on instant scans a
  * worker's finish and its next claim as one round trip instead of two raised the claim rate
- * from … to … scans/s (bench/queue.ts).
+ * from about 2,800 to about 3,000 scans/s; without the outbox index and foreign key, 3,600 (bench/queue.ts).
  */
 export async function finishScan(
   database: DatabaseHandle,
