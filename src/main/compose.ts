@@ -18,7 +18,9 @@ import {
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
+import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
+import { createUsageStore } from '../adapters/db/usage.repository.js';
 import { createWebhookStore } from '../adapters/db/webhooks.repository.js';
 import { createWorkerDirectory } from '../adapters/db/worker-directory.js';
 import { checkResolvedTarget, type LookupAddresses } from '../adapters/dns/resolve-target.js';
@@ -33,7 +35,7 @@ import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
-import type { EngineRunner, TargetResolver, WebhookSender } from '../use-cases/ports.js';
+import type { Clock, EngineRunner, TargetResolver, WebhookSender } from '../use-cases/ports.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { realEngineRunners, startWorkers } from './workers.js';
@@ -57,6 +59,8 @@ export interface ComposeOptions {
   webhookLookup?: LookupAddresses;
   /** Replaces the outgoing HTTPS client (benchmarks). */
   webhookSender?: WebhookSender;
+  /** The clock of quota months and usage periods (tests move it across a month boundary). */
+  clock?: Clock;
 }
 
 export interface ComposedApp {
@@ -154,12 +158,14 @@ export async function composeApp(
     workers: workerDirectory,
     resolver,
     webhooks: createWebhookStore(database.db),
+    templates: createTemplateStore(database.db),
+    usage: createUsageStore(database.db),
     webhookUrls: {
       check: (url) => checkWebhookUrl(url, config.allowPrivateWebhooks, options.webhookLookup),
     },
     webhookSender,
     wakeDispatcher: () => dispatcher.wake(),
-    clock: { now: () => new Date() },
+    clock: options.clock ?? { now: () => new Date() },
     ids: { uuid: randomUUID },
     randomBytes,
     ping: () => database.ping(),

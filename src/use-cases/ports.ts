@@ -143,8 +143,11 @@ export type CancelResult =
 
 /** Scans as the API reads and writes them. Every status write goes through the status machine. */
 export interface ScanStore {
-  /** Inserts a queued scan and wakes the workers, in one transaction. */
-  insert(scan: NewScan): Promise<ScanRecord>;
+  /**
+   * Counts the scan in the tenant's month (`YYYY-MM-01`) and inserts it queued, waking the
+   * workers, atomically; null when the month's quota is used up (nothing is stored).
+   */
+  insert(scan: NewScan, quotaMonth: string): Promise<ScanRecord | null>;
   get(tenantId: string, id: string): Promise<ScanRecord | null>;
   list(
     tenantId: string,
@@ -293,4 +296,49 @@ export interface WebhookSender {
     headers: Record<string, string>;
     body: string;
   }): Promise<WebhookSendOutcome>;
+}
+
+export interface TemplateRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly scanType: string;
+  /** The options as given (defaults are filled in when a scan is created from it). */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly priority: string | null;
+  readonly tags: readonly string[];
+  readonly timeoutSeconds: number | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export type TemplateFields = Omit<TemplateRecord, 'id' | 'tenantId' | 'createdAt' | 'updatedAt'>;
+
+export interface TemplateStore {
+  /** 'duplicate-name' when the tenant has a template of that name (the unique index decides). */
+  insert(
+    template: TemplateFields & { readonly id: string; readonly tenantId: string },
+  ): Promise<TemplateRecord | 'duplicate-name'>;
+  list(tenantId: string, page: Page): Promise<{ templates: TemplateRecord[]; total: number }>;
+  get(tenantId: string, id: string): Promise<TemplateRecord | null>;
+  update(
+    tenantId: string,
+    id: string,
+    fields: TemplateFields,
+  ): Promise<TemplateRecord | null | 'duplicate-name'>;
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
+/** Counts for GET /api/v1/usage. */
+export interface UsageStore {
+  /** Scans counted against the quota in the month `YYYY-MM-01`. */
+  quotaUsed(tenantId: string, month: string): Promise<number>;
+  /** The tenant's scans created in [start, end), by status and by engine. */
+  scansBetween(
+    tenantId: string,
+    start: Date,
+    end: Date,
+  ): Promise<{ byStatus: Record<string, number>; byScanType: Record<string, number> }>;
 }

@@ -57,6 +57,8 @@ export async function startApp(
     resolver?: TargetResolver;
     /** Resolves webhook and callback hosts (creation checks and delivery). */
     webhookLookup?: (host: string) => Promise<string[]>;
+    /** The app's clock (quota months, usage periods). */
+    clock?: { now(): Date };
   } = {},
 ): Promise<TestApp> {
   // No scan workers unless a test asks for them (WORKERS), so API tests run no background loops.
@@ -83,6 +85,7 @@ export async function startApp(
     ...(options.engineRunners ? { engineRunners: options.engineRunners } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await composed.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = composed.app.server.address() as AddressInfo;

@@ -11,6 +11,8 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  scan_templates: ScanTemplatesTable;
+  tenant_monthly_scans: TenantMonthlyScansTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -191,3 +193,26 @@ export interface WebhookAttemptsTable {
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+
+export interface ScanTemplatesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  scan_type: string;
+  options: ColumnType<Record<string, unknown>, string, string>;
+  config: ColumnType<Record<string, unknown>, string, string>;
+  priority: string | null;
+  tags: string[];
+  timeout_seconds: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TenantMonthlyScansTable {
+  tenant_id: string;
+  month: ColumnType<Date, string, string>;
+  scans: number;
+}
+
+export type ScanTemplateRow = Selectable<ScanTemplatesTable>;

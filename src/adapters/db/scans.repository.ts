@@ -16,13 +16,29 @@ import {
   toScanRecord,
 } from './scan-rows.js';
 
+/**
+ * The quota check and the insert are one statement: the tenant's count for the month goes up only
+ * while it is below the quota (the row lock of the count orders concurrent creates, so 20 parallel
+ * creates against 5 remaining store exactly 5), and the scan is stored only when it did. A refused
+ * scan leaves no row and no count. The NOTIFY that wakes the workers is delivered at commit.
+ */
 const INSERT_SQL = `
-  with inserted as (
+  with counted as (
+    insert into tenant_monthly_scans (tenant_id, month, scans)
+    select $2, $19::date, 1
+    where (select monthly_scan_quota from tenants where id = $2) > 0
+    on conflict (tenant_id, month) do update
+      set scans = tenant_monthly_scans.scans + 1
+      where tenant_monthly_scans.scans < (select monthly_scan_quota from tenants where id = $2)
+    returning scans
+  ),
+  inserted as (
     insert into scans (id, tenant_id, api_key_id, scan_type, name, target, target_type, priority,
       priority_rank, status, tags, options, config, timeout_seconds, asset_id, callback_url,
       callback_secret, template_id, parent_scan_id)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11::jsonb, $12::jsonb, $13, $14,
-      $15, $16, $17, $18)
+    select $1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11::jsonb, $12::jsonb, $13, $14,
+      $15, $16, $17, $18
+    where exists (select 1 from counted)
     returning ${SCAN_COLUMNS.join(', ')}
   )
   select inserted.*, pg_notify('${QUEUE_CHANNEL}', '') from inserted`;
@@ -30,9 +46,8 @@ const INSERT_SQL = `
 export function createScanStore(database: DatabaseHandle): ScanStore {
   const db = database.db;
   return {
-    async insert(scan) {
-      // One prepared statement: the insert and the NOTIFY that wakes the workers (delivered at
-      // commit) in one round trip, instead of BEGIN, INSERT, NOTIFY and COMMIT.
+    async insert(scan, quotaMonth) {
+      // One prepared statement: quota, insert and NOTIFY in one round trip.
       const rows = await database.prepared<ScanColumnsRow>({
         name: 'rampart_insert_scan',
         text: INSERT_SQL,
@@ -55,13 +70,11 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
           scan.callbackSecret,
           scan.templateId,
           scan.parentScanId,
+          quotaMonth,
         ],
       });
       const row = rows[0];
-      if (row === undefined) {
-        throw new Error('insert into scans returned no row');
-      }
-      return toScanRecord(row);
+      return row === undefined ? null : toScanRecord(row);
     },
 
     async get(tenantId, id) {

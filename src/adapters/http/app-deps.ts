@@ -1,6 +1,7 @@
 import type { Config } from '../../config/load-config.js';
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import type { Scope } from '../../domain/api-keys/scopes.js';
+import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
@@ -9,7 +10,9 @@ import type {
   LastUsedRecorder,
   ScanStore,
   TargetResolver,
+  TemplateStore,
   TenantStore,
+  UsageStore,
   WebhookSender,
   WebhookStore,
   WebhookUrlChecker,
@@ -44,6 +47,8 @@ export interface AppDeps {
   readonly workers: WorkerDirectory;
   readonly resolver: TargetResolver;
   readonly webhooks: WebhookStore;
+  readonly templates: TemplateStore;
+  readonly usage: UsageStore;
   /** Checks webhook and callback URLs when they are given (ALLOW_PRIVATE_WEBHOOKS applied). */
   readonly webhookUrls: WebhookUrlChecker;
   readonly webhookSender: WebhookSender;
@@ -58,7 +63,13 @@ export interface AppDeps {
 
 /** Who is calling: an API key (tenant routes) or a dashboard JWT. */
 export type AuthContext =
-  | { readonly kind: 'api-key'; readonly tenantId: string; readonly key: ApiKeyRecord }
+  | {
+      readonly kind: 'api-key';
+      readonly tenantId: string;
+      readonly key: ApiKeyRecord;
+      /** The rate-limit store's answer when this request was admitted (GET /api/v1/usage). */
+      readonly admission: RateLimitDecision;
+    }
   | {
       readonly kind: 'jwt';
       readonly tenantId: string;

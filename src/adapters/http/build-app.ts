@@ -24,6 +24,8 @@ import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
+import { registerTemplateRoutes } from './routes/templates/index.js';
+import { registerGetUsage } from './routes/usage/get-usage.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
@@ -98,6 +100,8 @@ export async function buildApp(
     registerListEngines(apiKeyContext, deps);
     registerScanRoutes(apiKeyContext, deps);
     registerWebhookRoutes(apiKeyContext, deps);
+    registerTemplateRoutes(apiKeyContext, deps);
+    registerGetUsage(apiKeyContext, deps);
     options.apiKeyRoutes?.(apiKeyContext);
     done();
   });

@@ -5,11 +5,15 @@
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
+import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
 import type {
+  Clock,
   IdSource,
   ScanStore,
   TargetResolver,
+  TemplateRecord,
+  TemplateStore,
   WebhookUrlChecker,
   WorkerDirectory,
 } from '../ports.js';
@@ -25,6 +29,37 @@ export interface CreateScanDeps {
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
   readonly allowPrivateTargets: boolean;
+  readonly templates: TemplateStore;
+  /** Decides the quota month of a new scan. */
+  readonly clock: Clock;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A scan from a template (decisions.md): each top-level field of the request replaces the
+ * template's, except `options`, merged key by key with the request's keys winning.
+ */
+function mergeWithTemplate(body: Record<string, unknown>, template: TemplateRecord) {
+  const given = (field: string) => body[field] !== undefined && body[field] !== null;
+  const requestOptions = given('options') ? body.options : undefined;
+  const options =
+    requestOptions === undefined
+      ? { ...template.options }
+      : typeof requestOptions === 'object' && !Array.isArray(requestOptions)
+        ? { ...template.options, ...(requestOptions as Record<string, unknown>) }
+        : requestOptions;
+  return {
+    scanType: template.scanType,
+    config: template.config,
+    tags: template.tags,
+    ...(template.priority === null ? {} : { priority: template.priority }),
+    ...(template.timeoutSeconds === null ? {} : { timeout: template.timeoutSeconds }),
+    ...Object.fromEntries(
+      Object.entries(body).filter(([, value]) => value !== undefined && value !== null),
+    ),
+    options,
+  };
 }
 
 export interface ScanCaller {
@@ -39,12 +74,31 @@ export async function createScan(
   caller: ScanCaller,
   body: unknown,
 ): Promise<ScanCreatedView> {
-  const check = validateScanRequest(body, {
-    allowedScanTypes: caller.allowedScanTypes,
-    allowPrivateTargets: deps.allowPrivateTargets,
-  });
+  const input =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null;
+  const templateId = input?.templateId;
+  if (templateId !== undefined && templateId !== null && typeof templateId !== 'string') {
+    throw new ApiError('INVALID_FIELD_TYPE', { field: 'templateId', type: 'string' });
+  }
+  const template =
+    typeof templateId === 'string' && UUID.test(templateId)
+      ? await deps.templates.get(caller.tenantId, templateId.toLowerCase())
+      : null;
+  const check = validateScanRequest(
+    input !== null && template !== null ? mergeWithTemplate(input, template) : body,
+    {
+      allowedScanTypes: caller.allowedScanTypes,
+      allowPrivateTargets: deps.allowPrivateTargets,
+    },
+  );
   if (!check.ok) {
     throw check.error;
+  }
+  // The last of the field codes (decisions.md, step 6).
+  if (typeof templateId === 'string' && template === null) {
+    throw new ApiError('TEMPLATE_NOT_FOUND');
   }
   const request = check.request;
   if (request.callbackUrl !== null) {
@@ -73,24 +127,31 @@ export async function createScan(
   }
   const callbackSecret =
     request.callbackUrl === null ? null : generateWebhookSecret(deps.randomBytes);
-  const scan = await deps.scans.insert({
-    id: deps.ids.uuid(),
-    tenantId: caller.tenantId,
-    apiKeyId: caller.apiKeyId,
-    scanType: request.engine.name,
-    name: request.name,
-    target: request.target.value,
-    targetType: request.target.type,
-    priority: request.priority,
-    tags: request.tags,
-    options: request.options,
-    config: request.config,
-    timeoutSeconds: request.timeoutSeconds,
-    assetId: request.assetId,
-    callbackUrl: request.callbackUrl,
-    callbackSecret,
-    templateId: null,
-    parentScanId: null,
-  });
+  const period = quotaPeriod(deps.clock.now());
+  const scan = await deps.scans.insert(
+    {
+      id: deps.ids.uuid(),
+      tenantId: caller.tenantId,
+      apiKeyId: caller.apiKeyId,
+      scanType: request.engine.name,
+      name: request.name,
+      target: request.target.value,
+      targetType: request.target.type,
+      priority: request.priority,
+      tags: request.tags,
+      options: request.options,
+      config: request.config,
+      timeoutSeconds: request.timeoutSeconds,
+      assetId: request.assetId,
+      callbackUrl: request.callbackUrl,
+      callbackSecret,
+      templateId: template?.id ?? null,
+      parentScanId: null,
+    },
+    period.key,
+  );
+  if (scan === null) {
+    throw new ApiError('QUOTA_EXCEEDED', { resetsAt: period.end.toISOString() });
+  }
   return toScanCreatedView(scan, callbackSecret);
 }

@@ -2,6 +2,7 @@ import { migration0001 } from './0001-tenants-and-api-keys.js';
 import { migration0002 } from './0002-api-keys-fillfactor.js';
 import { migration0003 } from './0003-scans-queue-findings-events.js';
 import { migration0004 } from './0004-webhooks.js';
+import { migration0005 } from './0005-templates-and-usage.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0002,
   migration0003,
   migration0004,
+  migration0005,
 ];

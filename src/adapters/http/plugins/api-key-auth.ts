@@ -66,7 +66,7 @@ export function createApiKeyAuthHook(
     if (scope !== undefined && !key.scopes.includes(scope)) {
       throw new ApiError('INSUFFICIENT_SCOPE', { scope });
     }
-    request.auth = { kind: 'api-key', tenantId: key.tenantId, key };
+    request.auth = { kind: 'api-key', tenantId: key.tenantId, key, admission: decision };
   }
 
   return async function apiKeyAuth(request, reply) {

@@ -16,7 +16,16 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
  */
 export const CreateScanBody = Type.Object({
   target: Type.String({ description: 'URL, host, domain, IP or CIDR', maxLength: 2048 }),
-  scanType: Type.String({ enum: [...ENGINE_NAMES] }),
+  scanType: Type.Optional(
+    Type.String({ enum: [...ENGINE_NAMES], description: 'Required unless templateId gives it' }),
+  ),
+  templateId: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description:
+        "Start from a template: each top-level field given here replaces the template's; options are merged key by key",
+    }),
+  ),
   name: Type.Optional(
     Type.String({ maxLength: 255, description: 'Default: "<scanType> <target>"' }),
   ),

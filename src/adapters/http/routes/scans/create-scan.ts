@@ -42,6 +42,8 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
             'INVALID_WEBHOOK_URL',
             'WEBHOOK_URL_UNREACHABLE',
             'TARGET_NOT_ALLOWED',
+            'TEMPLATE_NOT_FOUND',
+            'QUOTA_EXCEEDED',
           ),
         },
       },
@@ -57,6 +59,8 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
           ids: deps.ids,
           randomBytes: deps.randomBytes,
           allowPrivateTargets: deps.config.allowPrivateTargets,
+          templates: deps.templates,
+          clock: deps.clock,
         },
         {
           tenantId: caller.tenantId,

@@ -1,0 +1,35 @@
+/** The counts GET /api/v1/usage reports. */
+import { type Kysely, sql } from 'kysely';
+import type { UsageStore } from '../../use-cases/ports.js';
+import type { Database } from './database.js';
+
+export function createUsageStore(db: Kysely<Database>): UsageStore {
+  return {
+    async quotaUsed(tenantId, month) {
+      const row = await db
+        .selectFrom('tenant_monthly_scans')
+        .select('scans')
+        .where('tenant_id', '=', tenantId)
+        .where('month', '=', sql<Date>`${month}::date`)
+        .executeTakeFirst();
+      return row?.scans ?? 0;
+    },
+    async scansBetween(tenantId, start, end) {
+      const rows = await db
+        .selectFrom('scans')
+        .select(['status', 'scan_type', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('tenant_id', '=', tenantId)
+        .where('created_at', '>=', start)
+        .where('created_at', '<', end)
+        .groupBy(['status', 'scan_type'])
+        .execute();
+      const byStatus: Record<string, number> = {};
+      const byScanType: Record<string, number> = {};
+      for (const row of rows) {
+        byStatus[row.status] = (byStatus[row.status] ?? 0) + Number(row.n);
+        byScanType[row.scan_type] = (byScanType[row.scan_type] ?? 0) + Number(row.n);
+      }
+      return { byStatus, byScanType };
+    },
+  };
+}

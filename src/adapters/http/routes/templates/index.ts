@@ -1,0 +1,216 @@
+/** Scan templates (API-key context; each route declares its scope). */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { ErrorCode } from '../../../../domain/errors.js';
+import { PRIORITIES } from '../../../../domain/scans/priority.js';
+import { ENGINE_NAMES } from '../../../../engines/engine.js';
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  patchTemplate,
+} from '../../../../use-cases/templates/manage-templates.js';
+import type { AppDeps } from '../../app-deps.js';
+import { tenantCaller } from '../../request-auth.js';
+import {
+  API_KEY_AUTH_CODES,
+  BODY_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
+import { validatorCompiler } from '../../validation.js';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const templateFields = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Unique per tenant (exact match)',
+  }),
+  description: Type.Optional(NullableString),
+  scanType: Type.String({ enum: [...ENGINE_NAMES] }),
+  options: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  config: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  priority: Type.Optional(Type.Union([Type.String({ enum: [...PRIORITIES] }), Type.Null()])),
+  tags: Type.Optional(Type.Array(Type.String())),
+  timeout: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()])),
+};
+const CreateTemplateBody = Type.Object(templateFields);
+const PatchTemplateBody = Type.Partial(Type.Object(templateFields));
+
+const TemplateSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    description: NullableString,
+    scanType: Type.String(),
+    options: Type.Object({}, { additionalProperties: true }),
+    config: Type.Object({}, { additionalProperties: true }),
+    priority: NullableString,
+    tags: Type.Array(Type.String()),
+    timeout: Type.Union([Type.Integer(), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+const TemplateIdParams = Type.Object({
+  templateId: Type.String({ format: 'uuid', 'x-invalid-code': 'TEMPLATE_NOT_FOUND' }),
+});
+
+/** Bodies are validated by templateFieldsFrom (TEMPLATE_NAME_REQUIRED comes before any other check). */
+const documentOnlyBody: FastifySchemaCompiler<FastifySchema> = (route) =>
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
+const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
+  ...success(data),
+  headers: RATE_LIMIT_HEADERS,
+});
+const errors = (...codes: ErrorCode[]) => errorResponses(...API_KEY_AUTH_CODES, ...codes);
+const BODY_ERRORS: ErrorCode[] = [
+  ...BODY_CODES,
+  'TEMPLATE_NAME_REQUIRED',
+  'DUPLICATE_TEMPLATE_NAME',
+  'INVALID_SCAN_TYPE',
+  'INVALID_PRIORITY',
+];
+type WithId = { Params: { templateId: string } };
+
+export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.post(
+    '/api/v1/templates',
+    {
+      config: { scope: 'templates:create' },
+      validatorCompiler: documentOnlyBody,
+      schema: {
+        summary: 'Create a scan template',
+        tags: ['templates'],
+        security,
+        body: CreateTemplateBody,
+        response: { 201: ok(Type.Object({ template: TemplateSchema })), ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const data = await createTemplate(
+        { templates: deps.templates, ids: deps.ids },
+        tenantCaller(request).tenantId,
+        request.body,
+      );
+      return reply.code(201).send({ success: true, data });
+    },
+  );
+
+  app.get<{ Querystring: { page?: number; limit?: number } }>(
+    '/api/v1/templates',
+    {
+      config: { scope: 'templates:read' },
+      schema: {
+        summary: "The tenant's templates, newest first",
+        tags: ['templates'],
+        security,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: ok(
+            Type.Object({ templates: Type.Array(TemplateSchema), pagination: PaginationSchema }),
+          ),
+          ...errors('INVALID_PAGE', 'INVALID_LIMIT'),
+        },
+      },
+    },
+    async (request) => {
+      const { page = 1, limit = 20 } = request.query;
+      return {
+        success: true,
+        data: await listTemplates(deps.templates, tenantCaller(request).tenantId, { page, limit }),
+      };
+    },
+  );
+
+  app.get<WithId>(
+    '/api/v1/templates/:templateId',
+    {
+      config: { scope: 'templates:read' },
+      schema: {
+        summary: 'One template',
+        tags: ['templates'],
+        security,
+        params: TemplateIdParams,
+        response: {
+          200: ok(Type.Object({ template: TemplateSchema })),
+          ...errors('TEMPLATE_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await getTemplate(
+        deps.templates,
+        tenantCaller(request).tenantId,
+        request.params.templateId,
+      ),
+    }),
+  );
+
+  app.patch<WithId>(
+    '/api/v1/templates/:templateId',
+    {
+      config: { scope: 'templates:update' },
+      validatorCompiler: documentOnlyBody,
+      schema: {
+        summary: 'Change a template (a new name must be unique too)',
+        tags: ['templates'],
+        security,
+        params: TemplateIdParams,
+        body: PatchTemplateBody,
+        response: {
+          200: ok(Type.Object({ template: TemplateSchema })),
+          ...errors(...BODY_ERRORS, 'TEMPLATE_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await patchTemplate(
+        deps.templates,
+        tenantCaller(request).tenantId,
+        request.params.templateId,
+        request.body,
+      ),
+    }),
+  );
+
+  app.delete<WithId>(
+    '/api/v1/templates/:templateId',
+    {
+      config: { scope: 'templates:delete' },
+      schema: {
+        summary: 'Delete a template (scans made from it keep their templateId)',
+        tags: ['templates'],
+        security,
+        params: TemplateIdParams,
+        response: {
+          200: ok(
+            Type.Object(
+              { id: Type.String(), deleted: Type.Literal(true) },
+              { additionalProperties: false },
+            ),
+          ),
+          ...errors('TEMPLATE_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => ({
+      success: true,
+      data: await deleteTemplate(
+        deps.templates,
+        tenantCaller(request).tenantId,
+        request.params.templateId,
+      ),
+    }),
+  );
+}

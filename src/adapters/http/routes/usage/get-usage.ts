@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { getUsage } from '../../../../use-cases/usage/get-usage.js';
+import type { AppDeps } from '../../app-deps.js';
+import { tenantCaller } from '../../request-auth.js';
+import {
+  API_KEY_AUTH_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+
+const Counts = Type.Record(Type.String(), Type.Integer());
+const PerWindow = Type.Object(
+  {
+    perMinute: Type.Union([Type.Integer(), Type.Null()]),
+    perHour: Type.Union([Type.Integer(), Type.Null()]),
+    perDay: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+const Usage = Type.Object(
+  {
+    period: Type.Object(
+      { start: Type.String(), end: Type.String() },
+      { additionalProperties: false },
+    ),
+    quota: Type.Object(
+      {
+        limit: Type.Integer(),
+        used: Type.Integer(),
+        remaining: Type.Integer(),
+        resetsAt: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    scans: Type.Object(
+      { total: Type.Integer(), byStatus: Counts, byScanType: Counts },
+      { additionalProperties: false },
+    ),
+    apiKey: Type.Optional(
+      Type.Object(
+        { id: Type.String(), rateLimits: PerWindow, remaining: PerWindow },
+        { additionalProperties: false, description: 'Only when called with an API key' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /api/v1/usage (usage:read): the month, the quota, the month's scans, the key's windows. */
+export function registerGetUsage(app: FastifyInstance, deps: AppDeps): void {
+  app.get(
+    '/api/v1/usage',
+    {
+      config: { scope: 'usage:read' },
+      schema: {
+        summary: 'Usage for the current UTC month: quota, scans, and the calling key’s rate limits',
+        tags: ['usage'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        response: {
+          200: { ...success(Usage), headers: RATE_LIMIT_HEADERS },
+          ...errorResponses(...API_KEY_AUTH_CODES),
+        },
+      },
+    },
+    async (request) => {
+      const caller = tenantCaller(request);
+      const data = await getUsage(
+        deps,
+        caller.tenantId,
+        caller.kind === 'api-key' ? { record: caller.key, admission: caller.admission } : null,
+      );
+      return { success: true, data };
+    },
+  );
+}

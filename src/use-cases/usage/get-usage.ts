@@ -1,0 +1,58 @@
+/**
+ * GET /api/v1/usage (decisions.md): the UTC month, the quota with what is used and left, the
+ * month's scans by status and engine, and for a key caller its limits and what remains in each
+ * window, read from the request's own admission (no extra count).
+ */
+import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
+import { SCAN_STATUSES } from '../../domain/scans/status-machine.js';
+import { quotaPeriod, quotaRemaining } from '../../domain/tenants/quota-period.js';
+import type { ApiKeyRecord, Clock, TenantStore, UsageStore } from '../ports.js';
+
+export async function getUsage(
+  deps: { readonly usage: UsageStore; readonly tenants: TenantStore; readonly clock: Clock },
+  tenantId: string,
+  key: { readonly record: ApiKeyRecord; readonly admission: RateLimitDecision | null } | null,
+) {
+  const period = quotaPeriod(deps.clock.now());
+  const [tenant, used, scans] = await Promise.all([
+    deps.tenants.get(tenantId),
+    deps.usage.quotaUsed(tenantId, period.key),
+    deps.usage.scansBetween(tenantId, period.start, period.end),
+  ]);
+  const limit = tenant?.monthlyScanQuota ?? 0;
+  const byStatus = Object.fromEntries(
+    SCAN_STATUSES.map((status) => [status, scans.byStatus[status] ?? 0]),
+  );
+  const total = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
+  const remainingIn = (name: string) => {
+    const window = key?.admission?.windows.find((candidate) => candidate.name === name);
+    return window === undefined ? null : Math.max(0, window.limit - window.used);
+  };
+  return {
+    period: { start: period.start.toISOString(), end: period.end.toISOString() },
+    quota: {
+      limit,
+      used,
+      remaining: quotaRemaining(limit, used),
+      resetsAt: period.end.toISOString(),
+    },
+    scans: { total, byStatus, byScanType: scans.byScanType },
+    ...(key === null
+      ? {}
+      : {
+          apiKey: {
+            id: key.record.id,
+            rateLimits: {
+              perMinute: key.record.rateLimitPerMinute,
+              perHour: key.record.rateLimitPerHour,
+              perDay: key.record.rateLimitPerDay,
+            },
+            remaining: {
+              perMinute: remainingIn('minute'),
+              perHour: remainingIn('hour'),
+              perDay: remainingIn('day'),
+            },
+          },
+        }),
+  };
+}
