@@ -167,6 +167,22 @@ describe('routes, health and documents', () => {
       expect.arrayContaining(['201', '400', '401', '403', '429', '503']),
     );
     expect(response.body.components.schemas).toHaveProperty('Scan');
+    // Every route behind a scope names it.
+    const scoped: Array<[string, string, string]> = [
+      ['/api/v1/scans', 'post', 'scans:create'],
+      ['/api/v1/scans', 'get', 'scans:list'],
+      ['/api/v1/scans/{scanId}', 'get', 'scans:read'],
+      ['/api/v1/scans/{scanId}/cancel', 'post', 'scans:cancel'],
+      ['/api/v1/scans/{scanId}/results', 'get', 'results:read'],
+      ['/api/v1/webhooks/{webhookId}', 'patch', 'webhooks:update'],
+      ['/api/v1/templates/{templateId}', 'delete', 'templates:delete'],
+      ['/api/v1/usage', 'get', 'usage:read'],
+    ];
+    for (const [path, method, scope] of scoped) {
+      const operation = response.body.paths[path][method];
+      expect(operation.security, `${method} ${path}`).toContainEqual({ apiKey: [scope] });
+      expect(operation.description).toContain(scope);
+    }
     expect(response.body.components.schemas).toHaveProperty('Finding');
     const docs = await ctx.app.request('/docs');
     expect(docs.status).toBe(200);

@@ -72,6 +72,7 @@ export async function buildApp(
   );
   registerJsonParser(app);
   app.decorateRequest('auth', null);
+  documentScopes(app);
   // Set when the request arrives (a synchronous hook: no promise per request), so every answer,
   // errors included, carries it.
   app.addHook('onRequest', (request, reply, done) => {
@@ -140,6 +141,31 @@ function registerJsonParser(app: FastifyInstance): void {
     const existing = route.preValidation;
     const hooks = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
     route.preValidation = [...hooks, emptyBodyAsObject];
+  });
+}
+
+/**
+ * Writes each route's required scope into its OpenAPI operation: as the role list of the apiKey
+ * security requirement (OpenAPI 3.1 allows role names for non-OAuth schemes) and in the
+ * description, so the document lists every route with its scope. Registered before the routes.
+ */
+function documentScopes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope;
+    if (scope === undefined || route.schema === undefined) {
+      return;
+    }
+    const schema = route.schema as Record<string, unknown> & {
+      security?: Array<Record<string, string[]>>;
+      description?: string;
+    };
+    route.schema = {
+      ...schema,
+      security: (schema.security ?? [{ apiKey: [] }]).map((requirement) =>
+        'apiKey' in requirement ? { apiKey: [scope] } : requirement,
+      ),
+      description: `${schema.description ? `${schema.description} ` : ''}Requires the \`${scope}\` scope (a dashboard JWT has every scope).`,
+    };
   });
 }
 
