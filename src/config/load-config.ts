@@ -188,3 +188,19 @@ export function loadConfig(env: Env): Config {
     logLevel,
   });
 }
+
+/**
+ * For entry points: the configuration from `process.env`-like input, or a one-line message on
+ * stderr and exit code 1 when a value is bad (decisions.md, "Running the service").
+ */
+export function loadConfigOrExit(env: Env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

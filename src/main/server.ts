@@ -3,20 +3,11 @@
  * embedded database unless DATABASE_URL is set. A bad configuration stops the process at once with
  * a one-line message naming the variable (exit code 1).
  */
-import { ConfigError, loadConfig } from '../config/load-config.js';
+import { loadConfigOrExit } from '../config/load-config.js';
 import { composeApp } from './compose.js';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(process.env);
   const composed = await composeApp(config);
   const { app, logger } = composed;
   let closing = false;

@@ -7,22 +7,13 @@
 import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import { createLogger } from '../adapters/http/logger.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
-import { ConfigError, loadConfig } from '../config/load-config.js';
+import { loadConfigOrExit } from '../config/load-config.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(process.env);
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
   const runners = realEngineRunners(config, await probeEngines());

@@ -51,7 +51,7 @@ const MAX_ASSET_ID = 255;
 const MAX_CONFIG_BYTES = 16 * 1024;
 const MAX_URL = 2048;
 
-type FieldType = 'string' | 'object' | 'array' | 'integer';
+export type FieldType = 'string' | 'object' | 'array' | 'integer';
 
 const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [
   ['target', 'string'],
@@ -67,7 +67,8 @@ const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [
   ['callbackUrl', 'string'],
 ];
 
-function hasType(value: unknown, type: FieldType): boolean {
+/** Whether a JSON value has the type a field's message names (`integer`: a whole number). */
+export function hasType(value: unknown, type: FieldType): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string';

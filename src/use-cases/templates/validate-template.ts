@@ -11,9 +11,8 @@ import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
 import type { TemplateFields, TemplateRecord } from '../ports.js';
-import { MAX_TIMEOUT_SECONDS } from '../scans/validate-scan-request.js';
+import { type FieldType, hasType, MAX_TIMEOUT_SECONDS } from '../scans/validate-scan-request.js';
 
-type FieldType = 'string' | 'object' | 'array' | 'integer';
 const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [
   ['name', 'string'],
   ['description', 'string'],
@@ -24,19 +23,6 @@ const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [
   ['tags', 'array'],
   ['timeout', 'integer'],
 ];
-
-function hasType(value: unknown, type: FieldType): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-  }
-}
 
 /**
  * The template's fields after applying `body` to `current` (null: a create). Throws the contract's
