@@ -40,20 +40,64 @@ export interface EngineDefinition {
   readonly command?: EngineCommand;
 }
 
+/** What a parser knows besides the report text. */
+export interface ParseContext {
+  /**
+   * The validated target the scan ran against. Some reports do not say where they looked:
+   * sqlmap's log has no URL, nikto's JSON has no scheme, wapiti paths are relative.
+   */
+  readonly target: ScanTarget;
+}
+
+/**
+ * A parser fed the report piece by piece, so a large report is never held whole in memory: the
+ * runner reads the file in chunks (UTF-8 decoded across chunk boundaries; bytes that are not
+ * UTF-8 arrive as U+FFFD) and calls `write` for each, then `end` once. Like `parse`, it never
+ * throws on bad input: `end` returns what could be read, with warnings.
+ */
+export interface StreamingReportParser {
+  write(chunk: string): void;
+  end(): ParseResult;
+}
+
+/** Which output stream a progress line came from. */
+export type OutputStream = 'stdout' | 'stderr';
+
 /** What the one process runner needs to know about a tool: pure functions and data. */
 export interface EngineCommand {
-  /** File the tool writes its report to, inside the scan's private workspace; null: stdout. */
+  /**
+   * The report file, relative to the scan's private workspace; null: the report is stdout. One
+   * path segment may be `*` (sqlmap writes `out/<host>/log`): every match, in name order, is read
+   * as one report. A missing file is an empty report (sublist3r writes none when it found nothing).
+   */
   readonly reportFile: string | null;
   /** Arguments after the binary name, from validated options (defaults filled in) and target. */
   buildArgv(
     options: Readonly<Record<string, unknown>>,
     target: ScanTarget,
-    context: { readonly reportPath: string; readonly privileged: boolean },
+    context: {
+      /** Absolute path of `reportFile` in the workspace (with its `*` segment as written). */
+      readonly reportPath: string;
+      /** The scan's private workspace (absolute; also the tool's HOME, TMPDIR and cwd). */
+      readonly workDir: string;
+      readonly privileged: boolean;
+    },
   ): string[];
-  /** Report text to findings; also given the partial report of a cancelled or timed-out run. */
-  parse(report: string): ParseResult;
-  /** Progress (0..99) from one line of the tool's stdout, or null. */
-  progress?(line: string): number | null;
+  /**
+   * Report text to findings; also given the partial report of a cancelled or timed-out run.
+   * Never throws: bad input gives what could be read plus warnings.
+   */
+  parse(report: string, context: ParseContext): ParseResult;
+  /**
+   * The same parser in streaming form; when present the runner uses it instead of `parse`, so the
+   * report is never read whole. `parse(text)` and writing `text` in any chunks must agree.
+   */
+  createParser?(context: ParseContext): StreamingReportParser;
+  /**
+   * Progress (0..99) from one line of the tool's output, or null. Tools print progress on stdout
+   * (nmap) or stderr (nuclei's statistics, sqlmap's log); the caller keeps the highest value.
+   */
+  progress?(line: string, stream: OutputStream): number | null;
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
 }

@@ -4,15 +4,27 @@
  * of the whole group, cancellation), then the report read and parsed, also when the run was cut
  * short (a cancelled or timed-out nmap leaves partial XML whose complete hosts still count).
  */
-import { open } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngineCommand, EngineDefinition } from '../../engines/engine.js';
+import type { ParseResult } from '../../domain/findings/finding.js';
+import type {
+  EngineCommand,
+  EngineDefinition,
+  OutputStream,
+  ParseContext,
+  StreamingReportParser,
+} from '../../engines/engine.js';
 import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports.js';
 import { runProcess } from './run-process.js';
 import { scannerEnvironment, withScanWorkspace } from './scan-workspace.js';
 
-/** A report larger than this is read up to this size (and parsed as a partial report). */
+/**
+ * A report larger than this is read up to this size (and parsed as a partial report) by engines
+ * that parse a whole text; streaming parsers read up to MAX_STREAMED_REPORT_BYTES in chunks.
+ */
 const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+const MAX_STREAMED_REPORT_BYTES = 1024 * 1024 * 1024;
+const READ_CHUNK_BYTES = 256 * 1024;
 const MAX_ERROR_DETAIL = 500;
 
 export interface ProcessEngineRunnerOptions {
@@ -25,19 +37,107 @@ export interface ProcessEngineRunnerOptions {
   readonly workspaceBase?: string;
 }
 
-async function readReport(path: string): Promise<string> {
-  let handle: Awaited<ReturnType<typeof open>> | null = null;
-  try {
-    handle = await open(path, 'r');
-    const { size } = await handle.stat();
-    const buffer = Buffer.alloc(Math.min(size, MAX_REPORT_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } catch {
-    return '';
-  } finally {
-    await handle?.close();
+/**
+ * The files a `reportFile` names inside the workspace: the path itself, or, when one segment is
+ * `*`, every entry matching it in name order. Missing directories give no files.
+ */
+export async function reportPaths(workDir: string, reportFile: string): Promise<string[]> {
+  const segments = reportFile.split('/');
+  const star = segments.indexOf('*');
+  if (star === -1) {
+    return [join(workDir, reportFile)];
   }
+  const parent = join(workDir, ...segments.slice(0, star));
+  let names: string[];
+  try {
+    names = (await readdir(parent)).sort();
+  } catch {
+    return [];
+  }
+  return names.map((name) => join(parent, name, ...segments.slice(star + 1)));
+}
+
+/**
+ * Streams each file through `parser` in chunks, decoding UTF-8 across chunk boundaries (bytes
+ * that are not UTF-8 become U+FFFD). Missing files are skipped. Returns whether the cap was hit.
+ */
+async function feedFiles(
+  paths: readonly string[],
+  write: (chunk: string) => void,
+  maxBytes: number,
+): Promise<boolean> {
+  let total = 0;
+  for (const path of paths) {
+    let handle: Awaited<ReturnType<typeof open>> | null = null;
+    try {
+      handle = await open(path, 'r');
+    } catch {
+      continue;
+    }
+    try {
+      const decoder = new TextDecoder('utf-8');
+      const buffer = Buffer.alloc(READ_CHUNK_BYTES);
+      for (;;) {
+        const room = Math.min(buffer.length, maxBytes - total);
+        if (room <= 0) {
+          return true;
+        }
+        const { bytesRead } = await handle.read(buffer, 0, room, null);
+        if (bytesRead === 0) {
+          break;
+        }
+        total += bytesRead;
+        const text = decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
+        if (text !== '') {
+          write(text);
+        }
+      }
+      const rest = decoder.decode();
+      if (rest !== '') {
+        write(rest);
+      }
+    } catch {
+      // A file that vanished or failed mid-read: what was read so far is parsed.
+    } finally {
+      await handle.close();
+    }
+  }
+  return false;
+}
+
+/** Reads and parses the report, streaming it when the engine has a streaming parser. */
+export async function readAndParseReport(
+  command: EngineCommand,
+  workDir: string,
+  context: ParseContext,
+): Promise<ParseResult> {
+  const paths = command.reportFile === null ? [] : await reportPaths(workDir, command.reportFile);
+  const streaming = command.createParser !== undefined;
+  let parser: StreamingReportParser | null = null;
+  const parts: string[] = [];
+  const cut = await feedFiles(
+    paths,
+    (chunk) => {
+      if (command.createParser !== undefined) {
+        parser ??= command.createParser(context);
+        parser.write(chunk);
+      } else {
+        parts.push(chunk);
+      }
+    },
+    streaming ? MAX_STREAMED_REPORT_BYTES : MAX_REPORT_BYTES,
+  );
+  const warning = cut
+    ? [`The report was larger than ${streaming ? '1 GiB' : '64 MiB'}; only its start was read`]
+    : [];
+  let parsed: ParseResult;
+  if (parser !== null) {
+    parsed = (parser as StreamingReportParser).end();
+  } else {
+    const text = parts.join('');
+    parsed = text.trim() === '' ? { findings: [], warnings: [] } : command.parse(text, context);
+  }
+  return warning.length === 0 ? parsed : { ...parsed, warnings: [...parsed.warnings, ...warning] };
 }
 
 function lastLines(text: string): string {
@@ -58,8 +158,15 @@ export function createProcessEngineRunner(
           const reportPath = join(dir, command.reportFile ?? 'stdout.txt');
           const argv = command.buildArgv(request.options, request.target, {
             reportPath,
+            workDir: dir,
             privileged: options.privileged,
           });
+          const onLine = (stream: OutputStream) => (line: string) => {
+            const percent = command.progress?.(line, stream) ?? null;
+            if (percent !== null) {
+              request.onProgress(percent);
+            }
+          };
           const result = await runProcess({
             binary: engine.binary,
             argv,
@@ -68,12 +175,8 @@ export function createProcessEngineRunner(
             timeoutMs: request.timeoutMs,
             signal: request.signal,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-            onStdoutLine: (line) => {
-              const percent = command.progress?.(line);
-              if (percent !== null && percent !== undefined) {
-                request.onProgress(percent);
-              }
-            },
+            onStdoutLine: onLine('stdout'),
+            onStderrLine: onLine('stderr'),
           });
           if (result.spawnError !== null) {
             return {
@@ -83,9 +186,13 @@ export function createProcessEngineRunner(
               message: `${engine.name} could not be started: ${result.spawnError}`,
             };
           }
-          const report = command.reportFile === null ? result.stdout : await readReport(reportPath);
+          const context = { target: request.target };
           const parsed =
-            report.trim() === '' ? { findings: [], warnings: [] } : command.parse(report);
+            command.reportFile === null
+              ? result.stdout.trim() === ''
+                ? { findings: [], warnings: [] }
+                : command.parse(result.stdout, context)
+              : await readAndParseReport(command, dir, context);
           const base = { findings: parsed.findings, warnings: parsed.warnings };
           if (result.cancelled) {
             return { ...base, ending: 'cancelled', message: null };

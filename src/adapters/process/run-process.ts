@@ -42,6 +42,8 @@ export interface RunProcessOptions {
    * best effort and must not crash the worker or leave a process unsupervised.
    */
   readonly onStdoutLine?: (line: string) => void;
+  /** The same for stderr (nuclei's statistics and sqlmap's log lines go there). */
+  readonly onStderrLine?: (line: string) => void;
 }
 
 export interface ProcessResult {
@@ -135,6 +137,7 @@ class Supervision {
   private readonly stdout: CappedOutput;
   private readonly stderr: CappedOutput;
   private readonly lines: LineSplitter | undefined;
+  private readonly errorLines: LineSplitter | undefined;
   private readonly killGraceMs: number;
 
   private leaderExited = false;
@@ -170,6 +173,8 @@ class Supervision {
     this.stderr = new CappedOutput(cap);
     this.lines =
       options.onStdoutLine === undefined ? undefined : new LineSplitter(options.onStdoutLine, cap);
+    this.errorLines =
+      options.onStderrLine === undefined ? undefined : new LineSplitter(options.onStderrLine, cap);
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
@@ -179,7 +184,10 @@ class Supervision {
       this.stdout.push(chunk);
       this.lines?.push(chunk);
     });
-    child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr.push(chunk);
+      this.errorLines?.push(chunk);
+    });
     // Without listeners a pipe error would be an uncaught exception in the worker.
     child.stdout?.on('error', ignore);
     child.stderr?.on('error', ignore);
@@ -325,6 +333,7 @@ class Supervision {
       this.child.stderr?.destroy();
     }
     this.lines?.end();
+    this.errorLines?.end();
     this.resolve({
       exitCode: this.exitCode,
       signal: this.exitSignal,

@@ -19,8 +19,8 @@ export const nmapEngine: EngineDefinition = {
         outputFile: context.reportPath,
         privileged: context.privileged,
       }),
-    parse: parseNmapXml,
-    progress: parseNmapProgress,
+    parse: (report) => parseNmapXml(report),
+    progress: (line, stream) => (stream === 'stdout' ? parseNmapProgress(line) : null),
     // nmap exits 0 when the scan ran, including hosts that were down; anything else is an error.
     successExitCodes: [0],
   },
