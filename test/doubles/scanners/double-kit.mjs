@@ -79,13 +79,19 @@ export async function replay(reportPath) {
   }
   for (const line of s.stdoutLines ?? []) {
     process.stdout.write(`${line}\n`);
-    if (s.lineDelayMs) await sleep(s.lineDelayMs);
+    if (s.lineDelayMs) {
+      await sleep(s.lineDelayMs);
+    }
   }
   for (const line of s.stderrLines ?? []) {
     process.stderr.write(`${line}\n`);
-    if (s.lineDelayMs) await sleep(s.lineDelayMs);
+    if (s.lineDelayMs) {
+      await sleep(s.lineDelayMs);
+    }
   }
-  if (s.holdMs) await sleep(s.holdMs);
+  if (s.holdMs) {
+    await sleep(s.holdMs);
+  }
   if (s.fixture && reportPath) {
     mkdirSync(dirname(reportPath), { recursive: true });
     copyFileSync(s.fixture, reportPath);
