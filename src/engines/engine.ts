@@ -84,6 +84,16 @@ export interface EngineCommand {
     },
   ): string[];
   /**
+   * Files the tool reads, written into the workspace (mode 0600) before it starts: ZAP's
+   * Automation Framework plan, a target list. Paths are relative to the workspace, without `..`.
+   * Pure data: the runner does the writing.
+   */
+  inputFiles?(
+    options: Readonly<Record<string, unknown>>,
+    target: ScanTarget,
+    context: { readonly reportPath: string; readonly workDir: string },
+  ): ReadonlyArray<{ readonly path: string; readonly content: string }>;
+  /**
    * Report text to findings; also given the partial report of a cancelled or timed-out run.
    * Never throws: bad input gives what could be read plus warnings.
    */

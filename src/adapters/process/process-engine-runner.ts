@@ -4,8 +4,8 @@
  * of the whole group, cancellation), then the report read and parsed, also when the run was cut
  * short (a cancelled or timed-out nmap leaves partial XML whose complete hosts still count).
  */
-import { open, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join, normalize } from 'node:path';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type {
   EngineCommand,
@@ -140,6 +140,22 @@ export async function readAndParseReport(
   return warning.length === 0 ? parsed : { ...parsed, warnings: [...parsed.warnings, ...warning] };
 }
 
+/** Writes the engine's input files into the workspace; refuses paths that leave it. */
+async function writeInputFiles(
+  workDir: string,
+  files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
+): Promise<void> {
+  for (const file of files) {
+    const relative = normalize(file.path);
+    if (relative.startsWith('..') || relative.startsWith('/') || relative === '.') {
+      throw new Error(`input file ${file.path} is outside the workspace`);
+    }
+    const path = join(workDir, relative);
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(path, file.content, { mode: 0o600 });
+  }
+}
+
 function lastLines(text: string): string {
   const trimmed = text.trim();
   return trimmed.length <= MAX_ERROR_DETAIL ? trimmed : `…${trimmed.slice(-MAX_ERROR_DETAIL)}`;
@@ -161,6 +177,12 @@ export function createProcessEngineRunner(
             workDir: dir,
             privileged: options.privileged,
           });
+          if (command.inputFiles !== undefined) {
+            await writeInputFiles(
+              dir,
+              command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
+            );
+          }
           const onLine = (stream: OutputStream) => (line: string) => {
             const percent = command.progress?.(line, stream) ?? null;
             if (percent !== null) {
