@@ -9,6 +9,9 @@
  * Then (issue 3): POST /api/v1/scans throughput against the same hello-world and an insert floor;
  * queue dispatch latency and claim throughput (bench/queue.ts, with graphile-worker for
  * comparison); nmap XML parsing speed (bench/nmap-parse.ts); webhook fan-out (bench/webhooks.ts).
+ *
+ * Then (issue 6): every engine's report parser on every real fixture, peak RSS per fixture in a
+ * fresh process and MB/s for fixtures over 1 MB (bench/parsers.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -18,6 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { benchNmapParse } from './nmap-parse.js';
+import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -208,10 +212,16 @@ async function main() {
     const summary = report(results);
     const scans = await benchCreateScans(admin, schema, postgres, helloWorld);
     const queue = await benchQueue();
+    const parsers = benchParsers();
+    reportParsers(parsers);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
-      JSON.stringify({ date: new Date().toISOString(), summary, results, scans, queue }, null, 2),
+      JSON.stringify(
+        { date: new Date().toISOString(), summary, results, scans, queue, parsers },
+        null,
+        2,
+      ),
     );
   } finally {
     for (const target of targets) {

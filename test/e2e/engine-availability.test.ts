@@ -1,0 +1,75 @@
+/**
+ * What `GET /api/v1/engines` and the 503 check say on this machine, with the scanners probed on
+ * PATH exactly as the service does at start (no TEST_ENGINES): nmap, sqlmap, wapiti and sublist3r
+ * are installed here and by `.ci/run` (Debian packages), so a live worker registers them; ZAP,
+ * trivy, nuclei, nikto and theHarvester cannot be installed here, so they are unavailable and a
+ * scan of theirs is refused with 503 SERVICE_UNAVAILABLE, not stored, and uses no quota.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createKey, INSTALLED_ENGINES, tokenFor, useTestApp } from '../support/harness.js';
+
+const ctx = useTestApp({ WORKERS: '1', ALLOW_PRIVATE_TARGETS: 'true' }, { probeEngines: true });
+
+/** A valid target for each engine that cannot be installed here. */
+const MISSING: ReadonlyArray<{ readonly engine: string; readonly target: string }> = [
+  { engine: 'zap', target: 'https://app.example.com/' },
+  { engine: 'trivy', target: 'alpine:3.19' },
+  { engine: 'nuclei', target: 'https://app.example.com/' },
+  { engine: 'nikto', target: 'https://app.example.com/' },
+  { engine: 'harvester', target: 'example.com' },
+];
+
+async function engines(key: string): Promise<Array<{ name: string; available: boolean }>> {
+  // The worker registers its engines as it starts; the list is cached for a second.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const response = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key } });
+    expect(response.status, response.text).toBe(200);
+    const list = response.body.data.engines as Array<{ name: string; available: boolean }>;
+    if (list.some((engine) => engine.available) || Date.now() > deadline) {
+      return list;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('engine availability, probed on PATH', () => {
+  it('shows the four Debian-installed scanners available and the five others not', async () => {
+    const key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
+    const list = await engines(key);
+    const available = list.filter((engine) => engine.available).map((engine) => engine.name);
+    expect(available.filter((name) => name !== 'sentinel').sort()).toEqual(
+      [...INSTALLED_ENGINES].sort(),
+    );
+    for (const { engine } of MISSING) {
+      expect(list.find((entry) => entry.name === engine)).toMatchObject({ available: false });
+    }
+  });
+
+  it.each(MISSING)(
+    'refuses a $engine scan with 503 naming the engine, storing nothing',
+    async ({ engine, target }) => {
+      const tenant = randomUUID();
+      const key = (await createKey(ctx.app, await tokenFor(tenant))).rawKey;
+      await engines(key);
+      const response = await ctx.app.request('/api/v1/scans', {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        json: { target, scanType: engine },
+      });
+      expect(response.status, response.text).toBe(503);
+      expect(response.body).toEqual({
+        success: false,
+        code: 'SERVICE_UNAVAILABLE',
+        error: `Service temporarily unavailable: no worker can run ${engine} scans right now`,
+      });
+      const listed = await ctx.app.request(`/api/v1/scans?scanType=${engine}`, {
+        headers: { 'x-api-key': key },
+      });
+      expect(listed.body.data.pagination.total).toBe(0);
+      const usage = await ctx.app.request('/api/v1/usage', { headers: { 'x-api-key': key } });
+      expect(usage.body.data.quota.used).toBe(0);
+    },
+  );
+});
