@@ -34,6 +34,11 @@ export interface EngineDefinition {
   readonly versionArgs: readonly string[];
   /** JSON Schema (TypeBox) of `options`: closed objects, defaults from the specification. */
   readonly optionsSchema: TObject;
+  /**
+   * Why this engine must not scan a target that passed the grammar of its type, or null; scan
+   * creation answers INVALID_TARGET with the reason (nuclei expands `AS15169` into whole networks).
+   */
+  readonly targetProblem?: (target: ScanTarget) => string | null;
   /** The scan `timeout` when the request gives none (seconds; at most 86400). */
   readonly defaultTimeoutSeconds: number;
   /** How to run the tool and read its output; absent until the engine's adapter exists. */
@@ -110,6 +115,12 @@ export interface EngineCommand {
   progress?(line: string, stream: OutputStream): number | null;
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
+  /**
+   * The tool always writes its report when it ran: a success exit without one is an engine
+   * error, not a clean scan (nikto exits 1 or even 0 when it cannot start). Leave unset for tools
+   * that write nothing when they found nothing (sublist3r).
+   */
+  readonly reportRequired?: boolean;
 }
 
 export function isEngineName(value: unknown): value is EngineName {

@@ -65,8 +65,9 @@ async function feedFiles(
   paths: readonly string[],
   write: (chunk: string) => void,
   maxBytes: number,
-): Promise<boolean> {
+): Promise<{ readonly cut: boolean; readonly found: boolean }> {
   let total = 0;
+  let found = false;
   for (const path of paths) {
     let handle: Awaited<ReturnType<typeof open>> | null = null;
     try {
@@ -74,13 +75,14 @@ async function feedFiles(
     } catch {
       continue;
     }
+    found = true;
     try {
       const decoder = new TextDecoder('utf-8');
       const buffer = Buffer.alloc(READ_CHUNK_BYTES);
       for (;;) {
         const room = Math.min(buffer.length, maxBytes - total);
         if (room <= 0) {
-          return true;
+          return { cut: true, found };
         }
         const { bytesRead } = await handle.read(buffer, 0, room, null);
         if (bytesRead === 0) {
@@ -102,20 +104,23 @@ async function feedFiles(
       await handle.close();
     }
   }
-  return false;
+  return { cut: false, found };
 }
 
-/** Reads and parses the report, streaming it when the engine has a streaming parser. */
+/**
+ * Reads and parses the report, streaming it when the engine has a streaming parser. `found`:
+ * whether any report file existed.
+ */
 export async function readAndParseReport(
   command: EngineCommand,
   workDir: string,
   context: ParseContext,
-): Promise<ParseResult> {
+): Promise<ParseResult & { readonly found: boolean }> {
   const paths = command.reportFile === null ? [] : await reportPaths(workDir, command.reportFile);
   const streaming = command.createParser !== undefined;
   let parser: StreamingReportParser | null = null;
   const parts: string[] = [];
-  const cut = await feedFiles(
+  const { cut, found } = await feedFiles(
     paths,
     (chunk) => {
       if (command.createParser !== undefined) {
@@ -137,7 +142,11 @@ export async function readAndParseReport(
     const text = parts.join('');
     parsed = text.trim() === '' ? { findings: [], warnings: [] } : command.parse(text, context);
   }
-  return warning.length === 0 ? parsed : { ...parsed, warnings: [...parsed.warnings, ...warning] };
+  return {
+    findings: parsed.findings,
+    warnings: warning.length === 0 ? parsed.warnings : [...parsed.warnings, ...warning],
+    found,
+  };
 }
 
 /** Writes the engine's input files into the workspace; refuses paths that leave it. */
@@ -211,9 +220,12 @@ export function createProcessEngineRunner(
           const context = { target: request.target };
           const parsed =
             command.reportFile === null
-              ? result.stdout.trim() === ''
-                ? { findings: [], warnings: [] }
-                : command.parse(result.stdout, context)
+              ? {
+                  ...(result.stdout.trim() === ''
+                    ? { findings: [], warnings: [] }
+                    : command.parse(result.stdout, context)),
+                  found: true,
+                }
               : await readAndParseReport(command, dir, context);
           const base = { findings: parsed.findings, warnings: parsed.warnings };
           if (result.cancelled) {
@@ -232,6 +244,14 @@ export function createProcessEngineRunner(
               ...base,
               ending: 'engine-error',
               message: `${engine.name} ${how}${detail ? `: ${detail}` : ''}`,
+            };
+          }
+          if (command.reportRequired === true && !parsed.found) {
+            const detail = lastLines(result.stderr);
+            return {
+              ...base,
+              ending: 'engine-error',
+              message: `${engine.name} exited with code ${result.exitCode} but wrote no report${detail ? `: ${detail}` : ''}`,
             };
           }
           return { ...base, ending: 'completed', message: null };

@@ -23,5 +23,7 @@ export const nmapEngine: EngineDefinition = {
     progress: (line, stream) => (stream === 'stdout' ? parseNmapProgress(line) : null),
     // nmap exits 0 when the scan ran, including hosts that were down; anything else is an error.
     successExitCodes: [0],
+    // nmap opens the -oX file before scanning: no file means it never started a scan.
+    reportRequired: true,
   },
 };

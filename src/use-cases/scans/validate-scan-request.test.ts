@@ -27,6 +27,15 @@ describe('validateScanRequest', () => {
     }
   });
 
+  it('refuses a target its engine would expand (nuclei reads AS15169 as a whole network)', () => {
+    const result = check({ target: 'AS15169', scanType: 'nuclei' });
+    expect(result.ok ? 'ok' : [result.error.code, result.error.message]).toEqual([
+      'INVALID_TARGET',
+      expect.stringContaining('autonomous system number'),
+    ]);
+    expect(codeOf({ target: 'AS15169', scanType: 'nmap' })).toBe('ok');
+  });
+
   it('treats null in an optional field as not given', () => {
     expect(codeOf({ target: '203.0.113.5', scanType: 'nmap', name: null, callbackUrl: null })).toBe(
       'ok',

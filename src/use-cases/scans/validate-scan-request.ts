@@ -131,6 +131,10 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (!parsed.ok) {
     return fail(new ApiError('INVALID_TARGET', { reason: parsed.reason }));
   }
+  const refusedTarget = engine.targetProblem?.(parsed.target) ?? null;
+  if (refusedTarget !== null) {
+    return fail(new ApiError('INVALID_TARGET', { reason: refusedTarget }));
+  }
   if (options !== null && !options.ok) {
     return fail(options.error);
   }
