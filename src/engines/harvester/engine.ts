@@ -1,5 +1,8 @@
 import type { EngineDefinition } from '../engine.js';
-import { harvesterOptionsSchema } from './options.js';
+import { buildHarvesterArgv } from './argv.js';
+import { harvesterOptionsSchema, harvesterOptionsWithDefaults } from './options.js';
+import { createHarvesterParser, parseHarvesterReport } from './parse.js';
+import { parseHarvesterProgress } from './progress.js';
 
 // theHarvester has no version flag; --help prints its banner with the version.
 export const harvesterEngine: EngineDefinition = {
@@ -10,4 +13,21 @@ export const harvesterEngine: EngineDefinition = {
   versionArgs: ['--help'],
   optionsSchema: harvesterOptionsSchema,
   defaultTimeoutSeconds: 1800,
+  command: {
+    // `--filename=<workspace>/report.json` makes theHarvester write report.json and report.xml.
+    reportFile: 'report.json',
+    buildArgv: (options, target, context) =>
+      buildHarvesterArgv(harvesterOptionsWithDefaults({ ...options }), target, {
+        reportPath: context.reportPath,
+      }),
+    parse: (report, context) => parseHarvesterReport(report, context),
+    createParser: (context) => createHarvesterParser(context),
+    // Older releases print with print() (stdout), current ones through their logger: both count.
+    progress: (line) => parseHarvesterProgress(line),
+    // 0 after a run, also when sources failed; 1 for an invalid source or a crash.
+    successExitCodes: [0],
+    // With --filename the report is written at the end of every run, empty or not (the
+    // empty-no-results fixture is one): none after exit 0 means the run did not happen.
+    reportRequired: true,
+  },
 };

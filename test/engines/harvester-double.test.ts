@@ -1,0 +1,329 @@
+/**
+ * The harvester engine through the REAL process runner, with theHarvester replaced by a named
+ * TEST DOUBLE (test/doubles/scanners/harvester.mjs): theHarvester cannot be installed on this
+ * machine. The double is a real executable on a PATH of the test's own, spawned without a shell
+ * with the allowlisted environment; it checks the argv against theHarvester's real command line,
+ * prints theHarvester's progress lines and replays a real theHarvester report from
+ * ../shared/fixtures/scanner-output/harvester/ to where theHarvester writes it. What the double
+ * cannot show: that a real theHarvester release accepts every source name (see README.md).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
+import type { DraftFinding } from '../../src/domain/findings/finding.js';
+import type { ScanRecord } from '../../src/domain/scans/scan.js';
+import { parseTarget } from '../../src/domain/targets/parse-target.js';
+import type { ScanTarget } from '../../src/domain/targets/target.js';
+import type { EngineCommand } from '../../src/engines/engine.js';
+import { buildHarvesterArgv } from '../../src/engines/harvester/argv.js';
+import { harvesterEngine } from '../../src/engines/harvester/engine.js';
+import {
+  HARVESTER_SOURCES,
+  harvesterOptionsWithDefaults,
+} from '../../src/engines/harvester/options.js';
+import { checkEngineOptions } from '../../src/engines/validate-options.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import {
+  type DoubleSettings,
+  installScannerDouble,
+  pathWith,
+} from '../doubles/scanners/install-double.js';
+import { sharedPath } from '../support/shared-dir.js';
+
+const FIXTURE = (name: string) => sharedPath('fixtures', 'scanner-output', 'harvester', name);
+const RUN_TIMEOUT_MS = 30_000;
+const ESC = String.fromCharCode(27);
+
+/** What theHarvester prints after the sources answered (the double prints Target/Searching). */
+const REPORTING_LINES = [
+  '',
+  '[*] Reporting started.',
+  '[*] XML File saved.',
+  '[*] JSON File saved.',
+];
+
+function requireCommand(): EngineCommand {
+  const command = harvesterEngine.command;
+  if (command === undefined) {
+    throw new Error('the harvester engine has no command');
+  }
+  return command;
+}
+
+const COMMAND = requireCommand();
+
+function domainTarget(value: string): ScanTarget {
+  const parsed = parseTarget(value, 'domain', harvesterEngine.targetTypes, 'harvester');
+  if (!parsed.ok) {
+    throw new Error(parsed.reason);
+  }
+  return parsed.target;
+}
+
+const TARGET = domainTarget('coinbase.com');
+
+function scanRecord(options: Readonly<Record<string, unknown>>): ScanRecord {
+  const now = new Date();
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    tenantId: '00000000-0000-4000-8000-000000000002',
+    apiKeyId: null,
+    scanType: 'harvester',
+    name: 'harvester double',
+    target: TARGET.value,
+    targetType: TARGET.type,
+    priority: 'normal',
+    status: 'running',
+    progress: 0,
+    tags: [],
+    options,
+    config: {},
+    timeoutSeconds: 60,
+    assetId: null,
+    callbackUrl: null,
+    templateId: null,
+    parentScanId: null,
+    resultCount: 0,
+    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+    riskScore: 0,
+    error: null,
+    attempts: 1,
+    createdAt: now,
+    startedAt: now,
+    completedAt: null,
+  };
+}
+
+/** Options as the API stores them: validated, every default filled in. */
+function validOptions(input: Record<string, unknown>): Record<string, unknown> {
+  const checked = checkEngineOptions(harvesterEngine, input);
+  if (!checked.ok) {
+    throw new Error(checked.error.message);
+  }
+  return checked.options;
+}
+
+let root = '';
+let workspaceBase = '';
+let installs = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'rampart-harvester-double-'));
+  workspaceBase = join(root, 'workspaces');
+  await mkdir(workspaceBase);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly output: EngineRunOutput;
+  readonly progress: number[];
+  /** Each argv the double received, as it logged it. */
+  readonly argvs: string[][];
+  /** From the abort (or, without one, from the start) to the end of the run. */
+  readonly elapsedMs: number;
+}
+
+/**
+ * Installs the double with `settings` on a fresh PATH directory and runs one scan through the
+ * real runner. `abortAtProgress` cancels it with a real AbortController once that progress value
+ * was reported (so the double is known to be running).
+ */
+async function run(
+  settings: DoubleSettings,
+  options: Record<string, unknown> = {},
+  extra: {
+    readonly command?: EngineCommand;
+    readonly timeoutMs?: number;
+    readonly abortAtProgress?: number;
+  } = {},
+): Promise<Run> {
+  installs += 1;
+  const binDir = join(root, `bin-${installs}`);
+  const argvLog = join(root, `argv-${installs}.log`);
+  await installScannerDouble(binDir, 'theHarvester', 'harvester', { ...settings, argvLog });
+  const runner = createProcessEngineRunner(
+    { ...harvesterEngine, binary: 'theHarvester', command: extra.command ?? COMMAND },
+    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false, workspaceBase },
+  );
+  const controller = new AbortController();
+  const progress: number[] = [];
+  const effective = validOptions(options);
+  let started = Date.now();
+  const output = await runner.run({
+    scan: scanRecord(effective),
+    target: TARGET,
+    options: effective,
+    signal: controller.signal,
+    timeoutMs: extra.timeoutMs ?? RUN_TIMEOUT_MS,
+    onProgress: (percent) => {
+      progress.push(percent);
+      const { abortAtProgress } = extra;
+      if (
+        abortAtProgress !== undefined &&
+        percent >= abortAtProgress &&
+        !controller.signal.aborted
+      ) {
+        started = Date.now();
+        controller.abort();
+      }
+    },
+  });
+  const elapsedMs = Date.now() - started;
+  const log = existsSync(argvLog) ? await readFile(argvLog, 'utf8') : '';
+  const argvs = log
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as string[]);
+  return { output, progress, argvs, elapsedMs };
+}
+
+function byCategory(findings: readonly DraftFinding[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const finding of findings) {
+    counts[finding.category] = (counts[finding.category] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('harvester engine with the theHarvester TEST DOUBLE and the real process runner', {
+  timeout: RUN_TIMEOUT_MS * 2,
+}, () => {
+  it('parses the report the double replays, from the argv buildHarvesterArgv builds', async () => {
+    const options = { sources: ['crtsh', 'otx', 'urlscan'], limit: 100 };
+    const { output, argvs } = await run(
+      { fixture: FIXTURE('all-keys-emails-asns-ips.json'), stdoutLines: REPORTING_LINES },
+      options,
+    );
+    expect(output).toMatchObject({ ending: 'completed', message: null, warnings: [] });
+    expect(byCategory(output.findings)).toEqual({ host: 236, ip: 160, email: 3, asn: 11, url: 22 });
+    expect(output.findings.find((f) => f.ruleId === 'AS13335')?.category).toBe('asn');
+    expect(
+      output.findings.find((f) => f.location.url === 'mailto:help@coinbase.com'),
+    ).toBeDefined();
+
+    expect(argvs).toHaveLength(1);
+    const [argv = []] = argvs;
+    const filename = argv.find((argument) => argument.startsWith('--filename='));
+    const reportPath = filename?.slice('--filename='.length) ?? '';
+    const workDir = dirname(reportPath);
+    expect(dirname(workDir)).toBe(workspaceBase);
+    expect(argv).toEqual(
+      buildHarvesterArgv(harvesterOptionsWithDefaults(validOptions(options)), TARGET, {
+        reportPath: join(workDir, 'report.json'),
+      }),
+    );
+    expect(argv).toEqual([
+      '--domain=coinbase.com',
+      '--source=crtsh,otx,urlscan',
+      '--limit=100',
+      `--filename=${join(workDir, 'report.json')}`,
+    ]);
+    // The scan's private workspace is gone once the run is over.
+    expect(existsSync(workDir)).toBe(false);
+  });
+
+  it('passes theHarvester progress lines to onProgress, only ever going up, never 100', async () => {
+    const { output, progress } = await run(
+      {
+        fixture: FIXTURE('hosts-with-ips.json'),
+        stdoutLines: REPORTING_LINES,
+        lineDelayMs: 5,
+      },
+      { dnsLookup: true },
+    );
+    expect(output.ending).toBe('completed');
+    expect(byCategory(output.findings)).toEqual({ host: 538 });
+    // Target, ten public sources, then reporting, XML and JSON saved.
+    expect(progress).toEqual([5, ...Array(10).fill(30), 90, 94, 97]);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(Math.max(...progress)).toBeLessThan(100);
+  });
+
+  it('a clean run with nothing found: completed, no findings, no warnings', async () => {
+    const { output } = await run({ fixture: FIXTURE('empty-no-results.json') });
+    expect(output).toEqual({ findings: [], warnings: [], ending: 'completed', message: null });
+  });
+
+  it('every source name the schema allows gets through the double, with both DNS actions', async () => {
+    const { output, argvs } = await run(
+      { fixture: FIXTURE('empty-no-results.json') },
+      { sources: [...HARVESTER_SOURCES], dnsLookup: true, dnsBrute: true },
+    );
+    expect(output.ending).toBe('completed');
+    expect(argvs[0]).toContain(`--source=${HARVESTER_SOURCES.join(',')}`);
+    expect(argvs[0]?.slice(-3, -1)).toEqual(['--dns-lookup', '--dns-brute']);
+  });
+
+  it('a non-zero exit is an engine error with theHarvester stderr in the message', async () => {
+    const { output } = await run({
+      stderrLines: ['ValueError: Failed to initialize StashManager'],
+      exitCode: 1,
+    });
+    expect(output.ending).toBe('engine-error');
+    expect(output.message).toBe(
+      'harvester exited with code 1: ValueError: Failed to initialize StashManager',
+    );
+    expect(output.findings).toEqual([]);
+  });
+
+  it('an argv off theHarvester contract is refused by the double: an engine error', async () => {
+    const offContract: EngineCommand = {
+      ...COMMAND,
+      buildArgv: (options, target, context) => [
+        ...COMMAND.buildArgv(options, target, context),
+        '--output=/tmp/x',
+      ],
+    };
+    const { output, argvs } = await run(
+      { fixture: FIXTURE('all-keys-emails-asns-ips.json') },
+      {},
+      { command: offContract },
+    );
+    expect(output.ending).toBe('engine-error');
+    expect(output.message).toBe(
+      'harvester exited with code 64: theHarvester double: argv refused: unknown flag --output',
+    );
+    expect(output.findings).toEqual([]);
+    expect(argvs).toEqual([]);
+  });
+
+  it('a cancel while theHarvester is searching ends the run as cancelled within 2 s', async () => {
+    const { output, progress, elapsedMs } = await run(
+      { fixture: FIXTURE('all-keys-emails-asns-ips.json'), holdMs: 20_000 },
+      { sources: ['crtsh'] },
+      { abortAtProgress: 30 },
+    );
+    expect(output).toMatchObject({ ending: 'cancelled', message: null, findings: [] });
+    expect(progress).toEqual([5, 30]);
+    expect(elapsedMs).toBeLessThan(2_000);
+  });
+
+  it('a run past its timeout ends as timed-out', async () => {
+    const { output, elapsedMs } = await run(
+      { fixture: FIXTURE('all-keys-emails-asns-ips.json'), holdMs: 20_000 },
+      { sources: ['crtsh'] },
+      { timeoutMs: 800 },
+    );
+    expect(output).toMatchObject({ ending: 'timed-out', message: null, findings: [] });
+    expect(elapsedMs).toBeLessThan(800 + 2_000);
+  });
+
+  it('prints the lines real theHarvester prints, ANSI colours included', async () => {
+    const { progress, output } = await run(
+      {
+        fixture: FIXTURE('empty-no-results.json'),
+        stdoutLines: [`${ESC}[94m[*] Searching Shodan. `, '\tSearching for 104.16.53.36'],
+      },
+      { sources: ['hackertarget'] },
+    );
+    expect(output.ending).toBe('completed');
+    // Target and the one source from the double, then the Shodan line; the address line is no phase.
+    expect(progress).toEqual([5, 30, 30]);
+  });
+});
