@@ -39,6 +39,14 @@ export interface EngineDefinition {
    * creation answers INVALID_TARGET with the reason (nuclei expands `AS15169` into whole networks).
    */
   readonly targetProblem?: (target: ScanTarget) => string | null;
+  /**
+   * A value the schema accepts but this service refuses for the engine, as the option's name
+   * (dotted below `options`) and the reason, or null. Checked after the schema, by scans and
+   * templates alike; answered with INVALID_FIELD_VALUE.
+   */
+  readonly optionsProblem?: (
+    options: Readonly<Record<string, unknown>>,
+  ) => { readonly field: string; readonly reason: string } | null;
   /** The scan `timeout` when the request gives none (seconds; at most 86400). */
   readonly defaultTimeoutSeconds: number;
   /** How to run the tool and read its output; absent until the engine's adapter exists. */
@@ -113,6 +121,20 @@ export interface EngineCommand {
    * (nmap) or stderr (nuclei's statistics, sqlmap's log); the caller keeps the highest value.
    */
   progress?(line: string, stream: OutputStream): number | null;
+  /**
+   * A progress reader for one run, when the reading depends on the options (theHarvester's
+   * share of requested sources that answered) or keeps state between lines. Preferred over
+   * `progress` when present; same contract.
+   */
+  createProgress?(
+    options: Readonly<Record<string, unknown>>,
+  ): (line: string, stream: OutputStream) => number | null;
+  /**
+   * A line of the tool's output that means the run failed although its exit code says success
+   * (sqlmap exits 0 when it could not reach the target at all), as the message to show, or null.
+   * The last such line seen turns a completed run into an engine error; findings are kept.
+   */
+  failure?(line: string, stream: OutputStream): string | null;
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
   /**

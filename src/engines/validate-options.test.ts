@@ -19,6 +19,19 @@ describe('checkEngineOptions', () => {
     });
   });
 
+  it("refuses, after the schema, what the engine's own check refuses (sublist3r ports)", () => {
+    const check = checkEngineOptions(ENGINES.sublist3r, { ports: '80,443' });
+    expect(check.ok).toBe(false);
+    if (!check.ok) {
+      expect(check.kind).toBe('value');
+      expect(check.error.code).toBe('INVALID_FIELD_VALUE');
+      expect(check.error.message).toMatch(
+        /^Invalid value for field options\.ports: not supported: sublist3r probes every name/,
+      );
+    }
+    expect(checkEngineOptions(ENGINES.sublist3r, { threads: 5 }).ok).toBe(true);
+  });
+
   it('keeps given values and does not touch the input', () => {
     const input = { timing: 'T4' };
     const check = checkEngineOptions(ENGINES.nmap, input);

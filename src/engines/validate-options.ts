@@ -4,7 +4,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { ApiError } from '../domain/errors.js';
+import { ApiError } from '../domain/errors.js';
 import { errorRank, toApiError } from '../domain/validation/schema-errors.js';
 import type { EngineDefinition } from './engine.js';
 
@@ -51,7 +51,19 @@ export function checkEngineOptions(
     input === undefined || input === null ? {} : JSON.parse(JSON.stringify(input));
   const validate = validatorOf(engine);
   if (validate(copy)) {
-    return { ok: true, options: copy as Record<string, unknown> };
+    const options = copy as Record<string, unknown>;
+    const problem = engine.optionsProblem?.(options) ?? null;
+    if (problem !== null) {
+      return {
+        ok: false,
+        kind: 'value',
+        error: new ApiError('INVALID_FIELD_VALUE', {
+          field: `${field}.${problem.field}`,
+          reason: problem.reason,
+        }),
+      };
+    }
+    return { ok: true, options };
   }
   const errors = validate.errors ?? [];
   const structural = errors.some((error) => errorRank(error) < 2);

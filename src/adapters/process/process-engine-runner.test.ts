@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DraftFinding, ParseResult } from '../../domain/findings/finding.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 import type {
   EngineCommand,
@@ -15,7 +16,6 @@ import type {
   StreamingReportParser,
 } from '../../engines/engine.js';
 import { nmapEngine } from '../../engines/nmap/engine.js';
-import type { ScanRecord } from '../../use-cases/ports.js';
 import { createProcessEngineRunner, reportPaths } from './process-engine-runner.js';
 
 const TARGET: ScanTarget = {

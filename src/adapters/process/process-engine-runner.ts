@@ -181,22 +181,37 @@ export function createProcessEngineRunner(
         `rampart-${engine.name}`,
         async (dir): Promise<EngineRunOutput> => {
           const reportPath = join(dir, command.reportFile ?? 'stdout.txt');
-          const argv = command.buildArgv(request.options, request.target, {
-            reportPath,
-            workDir: dir,
-            privileged: options.privileged,
-          });
+          let argv: string[];
+          try {
+            argv = command.buildArgv(request.options, request.target, {
+              reportPath,
+              workDir: dir,
+              privileged: options.privileged,
+            });
+          } catch (error) {
+            // A builder refuses what it cannot express safely (validation should have already).
+            const why = error instanceof Error ? error.message : String(error);
+            return {
+              findings: [],
+              warnings: [],
+              ending: 'engine-error',
+              message: `${engine.name} was not started: ${why}`,
+            };
+          }
           if (command.inputFiles !== undefined) {
             await writeInputFiles(
               dir,
               command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
             );
           }
+          const progress = command.createProgress?.(request.options) ?? command.progress;
+          let failure: string | null = null;
           const onLine = (stream: OutputStream) => (line: string) => {
-            const percent = command.progress?.(line, stream) ?? null;
+            const percent = progress?.(line, stream) ?? null;
             if (percent !== null) {
               request.onProgress(percent);
             }
+            failure = command.failure?.(line, stream) ?? failure;
           };
           const result = await runProcess({
             binary: engine.binary,
@@ -244,6 +259,13 @@ export function createProcessEngineRunner(
               ...base,
               ending: 'engine-error',
               message: `${engine.name} ${how}${detail ? `: ${detail}` : ''}`,
+            };
+          }
+          if (failure !== null) {
+            return {
+              ...base,
+              ending: 'engine-error',
+              message: `${engine.name} failed: ${failure}`,
             };
           }
           if (command.reportRequired === true && !parsed.found) {

@@ -2,7 +2,7 @@ import type { EngineDefinition } from '../engine.js';
 import { buildHarvesterArgv } from './argv.js';
 import { harvesterOptionsSchema, harvesterOptionsWithDefaults } from './options.js';
 import { createHarvesterParser, parseHarvesterReport } from './parse.js';
-import { parseHarvesterProgress } from './progress.js';
+import { createHarvesterProgress, parseHarvesterProgress } from './progress.js';
 
 // theHarvester has no version flag; --help prints its banner with the version.
 export const harvesterEngine: EngineDefinition = {
@@ -24,6 +24,9 @@ export const harvesterEngine: EngineDefinition = {
     createParser: (context) => createHarvesterParser(context),
     // Older releases print with print() (stdout), current ones through their logger: both count.
     progress: (line) => parseHarvesterProgress(line),
+    // Per run: the share of the requested sources that answered moves the source band.
+    createProgress: (options) =>
+      createHarvesterProgress(harvesterOptionsWithDefaults({ ...options }).sources.length),
     // 0 after a run, also when sources failed; 1 for an invalid source or a crash.
     successExitCodes: [0],
     // With --filename the report is written at the end of every run, empty or not (the
