@@ -1,5 +1,9 @@
 import type { EngineDefinition } from '../engine.js';
-import { sqlmapOptionsSchema } from './options.js';
+import { buildSqlmapArgv, SQLMAP_OUTPUT_DIR } from './argv.js';
+import { sqlmapFailure } from './failure.js';
+import { sqlmapOptionsSchema, sqlmapOptionsWithDefaults } from './options.js';
+import { createSqlmapParser, parseSqlmapReport } from './parse.js';
+import { parseSqlmapProgress } from './progress.js';
 
 export const sqlmapEngine: EngineDefinition = {
   name: 'sqlmap',
@@ -9,4 +13,22 @@ export const sqlmapEngine: EngineDefinition = {
   versionArgs: ['--version'],
   optionsSchema: sqlmapOptionsSchema,
   defaultTimeoutSeconds: 3600,
+  command: {
+    // One log per target host (`out/127.0.0.1/log`); every match is read, in name order.
+    reportFile: `${SQLMAP_OUTPUT_DIR}/*/log`,
+    buildArgv: (options, target, context) =>
+      buildSqlmapArgv(sqlmapOptionsWithDefaults({ ...options }), target, {
+        workDir: context.workDir,
+      }),
+    parse: (report, context) => parseSqlmapReport(report, context),
+    createParser: (context) => createSqlmapParser(context),
+    // sqlmap writes its log lines to stdout; stderr only ever gets Python's own crash output.
+    progress: (line, stream) => (stream === 'stdout' ? parseSqlmapProgress(line) : null),
+    // sqlmap exits 0 after a run, also when nothing was injectable or the target could not be
+    // reached; 1 when it quit on an error (a 404 start page, bad options), 255 when it crashed.
+    successExitCodes: [0],
+    // …so an unreachable target or a URL without parameters (exit 0, empty log) is told apart
+    // from a clean run by sqlmap's own [CRITICAL] verdict on stdout.
+    failure: (line, stream) => (stream === 'stdout' ? sqlmapFailure(line) : null),
+  },
 };

@@ -1,0 +1,31 @@
+/**
+ * sqlmap exits 0 also when it could not test anything: the target refused the connection, or the
+ * URL has no parameter to inject into. Its log file stays empty, so only these `[CRITICAL]` lines
+ * on stdout tell such a run from a clean one. sqlmap 1.7.2 writes, for a closed port:
+ *
+ *     [15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused'). sqlmap is going to retry the request(s)
+ *     [15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused')
+ *
+ * The first is a retry notice, the second the verdict. `[CRITICAL] all tested parameters do not
+ * appear to be injectable` is a clean result, not a failure, and is not matched.
+ */
+
+const FAILURES: readonly RegExp[] = [
+  /^unable to connect to the target URL(?!.*going to retry)/,
+  /^no parameter\(s\) found for testing/,
+];
+
+const CRITICAL_LINE = /^(?:\[[0-9:]{8}\] )?\[CRITICAL\] (.+)$/;
+
+/**
+ * The failure a stdout line of sqlmap reports, or null (also for every other line).
+ * @example sqlmapFailure("[15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused')")
+ *   // "unable to connect to the target URL ('Connection refused')"
+ */
+export function sqlmapFailure(line: string): string | null {
+  const message = CRITICAL_LINE.exec(line.trim())?.[1];
+  if (message === undefined || !FAILURES.some((failure) => failure.test(message))) {
+    return null;
+  }
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}

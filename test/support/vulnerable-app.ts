@@ -1,0 +1,146 @@
+/**
+ * A DELIBERATELY VULNERABLE web application, for tests only: real scanners (sqlmap, wapiti) are
+ * pointed at it and must find what was planted. Never import it from src/, never listen beyond
+ * 127.0.0.1.
+ *
+ * Pages:
+ * - `/`              an HTML index linking to both pages below, with a GET form for each, so
+ *                    crawlers find them;
+ * - `/search?q=`     PLANTED SQL INJECTION: `q` is concatenated into
+ *                    `SELECT name, price FROM products WHERE name = '<q>'`, run against an
+ *                    in-memory PGlite; rows come back as HTML, SQL errors as a 500 page carrying
+ *                    the error text (which helps error-based detection);
+ * - `/hello?name=`   PLANTED REFLECTED XSS: `name` is written into the HTML unescaped (no SQL);
+ * - anything else    404.
+ *
+ * The query runs through PGlite's extended protocol, so stacked queries (`'; SELECT …`) fail:
+ * sqlmap finds boolean-blind, error-based, UNION and time-based injection here, not stacked. Keep
+ * time-based tests (`T`) out of fast tests: PGlite runs in this process, and `pg_sleep` holds it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
+
+export interface VulnerableApp {
+  /** `http://127.0.0.1:<port>/` */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const SEED = `
+  CREATE TABLE products (id integer PRIMARY KEY, name text NOT NULL, price numeric NOT NULL);
+  INSERT INTO products VALUES (1, 'apple', 1.20), (2, 'banana', 0.50), (3, 'cherry', 4.75);
+  CREATE TABLE users (id integer PRIMARY KEY, login text NOT NULL, password text NOT NULL);
+  INSERT INTO users VALUES (1, 'admin', 'hunter2'), (2, 'alice', 'correct horse');
+`;
+
+const INDEX = `<!doctype html>
+<html><head><title>Vulnerable shop (test fixture)</title></head>
+<body>
+<h1>Vulnerable shop</h1>
+<ul>
+  <li><a href="/search?q=apple">Search products</a></li>
+  <li><a href="/hello?name=world">Say hello</a></li>
+</ul>
+<form action="/search" method="get"><input type="text" name="q" value="apple"><input type="submit" value="Search"></form>
+<form action="/hello" method="get"><input type="text" name="name" value="world"><input type="submit" value="Hello"></form>
+</body></html>
+`;
+
+function send(response: ServerResponse, status: number, html: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+  });
+  response.end(html);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>\n<html><head><title>${title}</title></head><body>\n${body}\n</body></html>\n`;
+}
+
+/** Starts the app on 127.0.0.1, on a random free port. */
+export async function startVulnerableApp(): Promise<VulnerableApp> {
+  const db = await PGlite.create();
+  await db.exec(SEED);
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      send(response, 405, page('Method not allowed', '<p>Method not allowed</p>'));
+      return;
+    }
+    if (url.pathname === '/') {
+      send(response, 200, INDEX);
+      return;
+    }
+    if (url.pathname === '/search') {
+      const q = url.searchParams.get('q') ?? '';
+      // VULNERABLE ON PURPOSE: the parameter is concatenated into the SQL text.
+      const sql = `SELECT name, price FROM products WHERE name = '${q}'`;
+      try {
+        const result = await db.query<{ name: unknown; price: unknown }>(sql);
+        const rows = result.rows
+          .map((row) => `<tr><td>${String(row.name)}</td><td>${String(row.price)}</td></tr>`)
+          .join('\n');
+        send(
+          response,
+          200,
+          page(
+            'Search',
+            `<h1>Results</h1>\n<table>\n<tr><th>name</th><th>price</th></tr>\n${rows}\n</table>`,
+          ),
+        );
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        // VULNERABLE ON PURPOSE: the database error is shown to the client.
+        send(
+          response,
+          500,
+          page('Database error', `<h1>Database error</h1>\n<pre>ERROR: ${message}</pre>`),
+        );
+      }
+      return;
+    }
+    if (url.pathname === '/hello') {
+      const name = url.searchParams.get('name') ?? '';
+      // VULNERABLE ON PURPOSE: reflected without escaping.
+      send(response, 200, page('Hello', `<h1>Hello ${name}!</h1>`));
+      return;
+    }
+    send(response, 404, page('Not found', '<p>Not found</p>'));
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => {
+      if (!response.headersSent) {
+        send(response, 500, page('Internal error', '<p>Internal error</p>'));
+      } else {
+        response.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close() {
+      closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await db.close();
+      })();
+      return closed;
+    },
+  };
+}
