@@ -118,7 +118,8 @@ export interface EngineCommand {
   createParser?(context: ParseContext): StreamingReportParser;
   /**
    * Progress (0..99) from one line of the tool's output, or null. Tools print progress on stdout
-   * (nmap) or stderr (nuclei's statistics, sqlmap's log); the caller keeps the highest value.
+   * (nmap, sqlmap's log) or stderr (nuclei's statistics, trivy's log); the caller keeps the
+   * highest value.
    */
   progress?(line: string, stream: OutputStream): number | null;
   /**

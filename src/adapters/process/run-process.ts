@@ -42,7 +42,7 @@ export interface RunProcessOptions {
    * best effort and must not crash the worker or leave a process unsupervised.
    */
   readonly onStdoutLine?: (line: string) => void;
-  /** The same for stderr (nuclei's statistics and sqlmap's log lines go there). */
+  /** The same for stderr (nuclei's statistics and trivy's log go there). */
   readonly onStderrLine?: (line: string) => void;
 }
 
