@@ -239,8 +239,9 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
     );
     expect(output.ending).toBe('completed');
     expect(byCategory(output.findings)).toEqual({ host: 538 });
-    // Target, ten public sources, then reporting, XML and JSON saved.
-    expect(progress).toEqual([5, ...Array(10).fill(30), 90, 94, 97]);
+    // Target, then each of the ten public sources moves the source band (5..55) by a tenth (the
+    // engine's per-run reader knows how many were asked for), then reporting, XML and JSON saved.
+    expect(progress).toEqual([5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 90, 94, 97]);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(Math.max(...progress)).toBeLessThan(100);
   });
@@ -297,10 +298,11 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
     const { output, progress, elapsedMs } = await run(
       { fixture: FIXTURE('all-keys-emails-asns-ips.json'), holdMs: 20_000 },
       { sources: ['crtsh'] },
-      { abortAtProgress: 30 },
+      { abortAtProgress: 55 },
     );
     expect(output).toMatchObject({ ending: 'cancelled', message: null, findings: [] });
-    expect(progress).toEqual([5, 30]);
+    // The one requested source answered: the whole source band.
+    expect(progress).toEqual([5, 55]);
     expect(elapsedMs).toBeLessThan(2_000);
   });
 
@@ -323,7 +325,8 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
       { sources: ['hackertarget'] },
     );
     expect(output.ending).toBe('completed');
-    // Target and the one source from the double, then the Shodan line; the address line is no phase.
-    expect(progress).toEqual([5, 30, 30]);
+    // Target and the one requested source (the band's end), then the Shodan line, which cannot
+    // go past it; the address line is no phase.
+    expect(progress).toEqual([5, 55, 55]);
   });
 });

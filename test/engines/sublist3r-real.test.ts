@@ -261,14 +261,18 @@ describe('sublist3r (real binary) writing a real report', () => {
    * One run with the runner's parts (argv from the engine, runProcess, readAndParseReport) but an
    * environment with HTTP_PROXY, which the runner's allowlist would drop.
    */
-  async function runThroughProxy(options: Record<string, unknown>) {
+  async function runThroughProxy(
+    options: Record<string, unknown>,
+    /** Added after validation: options the service refuses, run only to show why. */
+    unchecked: Record<string, unknown> = {},
+  ) {
     const checked = checkEngineOptions(sublist3rEngine, options);
     if (!checked.ok) {
       throw new Error(checked.error.message);
     }
     const workDir = await mkdtemp(join(base, 'proxy-'));
     const reportPath = join(workDir, 'subdomains.txt');
-    const argv = command.buildArgv(checked.options, TARGET, {
+    const argv = command.buildArgv({ ...checked.options, ...unchecked }, TARGET, {
       reportPath,
       workDir,
       privileged: false,
@@ -312,8 +316,9 @@ describe('sublist3r (real binary) writing a real report', () => {
     expect(progress.filter((value) => value !== null)).toEqual([1, 2, 90, 95]);
   }, 60_000);
 
-  it('with ports, sublist3r probes every name it found, even loopback ones, and says so only on stdout', async () => {
-    const run = await runThroughProxy({ engines: ['ask'], ports: String(openPort) });
+  it('with ports (which the service refuses, for this), sublist3r probes every name it found, even loopback ones, and says so only on stdout', async () => {
+    expect(checkEngineOptions(sublist3rEngine, { ports: String(openPort) }).ok).toBe(false);
+    const run = await runThroughProxy({ engines: ['ask'] }, { ports: String(openPort) });
     expect(run.argv).toContain(`--ports=${openPort}`);
     expect(run.result.exitCode).toBe(0);
     // The open port is printed on stdout only: the report (and so the findings) hold names only.
