@@ -41,11 +41,13 @@ export interface EngineDefinition {
   readonly targetProblem?: (target: ScanTarget) => string | null;
   /**
    * A value the schema accepts but this service refuses for the engine, as the option's name
-   * (dotted below `options`) and the reason, or null. Checked after the schema, by scans and
-   * templates alike; answered with INVALID_FIELD_VALUE.
+   * (dotted below `options`) and the reason, or null. Checked after the schema with `target`
+   * null (templates, and scans before their target is known), then again with the scan's target
+   * (ZAP's login page must be on the target's origin); answered with INVALID_FIELD_VALUE.
    */
   readonly optionsProblem?: (
     options: Readonly<Record<string, unknown>>,
+    target: ScanTarget | null,
   ) => { readonly field: string; readonly reason: string } | null;
   /** The scan `timeout` when the request gives none (seconds; at most 86400). */
   readonly defaultTimeoutSeconds: number;
@@ -136,6 +138,12 @@ export interface EngineCommand {
    * The last such line seen turns a completed run into an engine error; findings are kept.
    */
   failure?(line: string, stream: OutputStream): string | null;
+  /**
+   * Fixed, non-secret environment variables the tool needs besides the runner's allowlist
+   * (`PYTHONUNBUFFERED=1`, so a Python tool's progress lines arrive as they are printed). They
+   * cannot replace PATH, HOME, TMPDIR, LANG, LC_ALL or TZ.
+   */
+  readonly env?: Readonly<Record<string, string>>;
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
   /**

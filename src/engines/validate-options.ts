@@ -52,7 +52,7 @@ export function checkEngineOptions(
   const validate = validatorOf(engine);
   if (validate(copy)) {
     const options = copy as Record<string, unknown>;
-    const problem = engine.optionsProblem?.(options) ?? null;
+    const problem = engine.optionsProblem?.(options, null) ?? null;
     if (problem !== null) {
       return {
         ok: false,

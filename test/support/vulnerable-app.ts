@@ -93,11 +93,15 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
         );
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        // VULNERABLE ON PURPOSE: the database error is shown to the client.
+        // VULNERABLE ON PURPOSE: the database error is shown to the client, worded like PHP's
+        // pg_query warning, which is what error-based scanners (wapiti's `sql` module) look for.
         send(
           response,
           500,
-          page('Database error', `<h1>Database error</h1>\n<pre>ERROR: ${message}</pre>`),
+          page(
+            'Database error',
+            `<h1>Database error</h1>\n<pre>PostgreSQL query failed: ERROR: ${message}</pre>`,
+          ),
         );
       }
       return;

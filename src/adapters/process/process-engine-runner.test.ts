@@ -101,6 +101,17 @@ describe('process engine runner', () => {
     ]);
   });
 
+  it("adds the engine's fixed environment, which cannot replace the runner's own variables", async () => {
+    const engine = engineRunning(
+      `require('node:fs').writeFileSync(process.argv[1],
+         [process.env.PYTHONUNBUFFERED, process.env.HOME === require('node:path').dirname(process.argv[1]),
+          process.env.PATH === 'evil', process.env.DATABASE_URL].join(String.fromCharCode(10)));`,
+      { env: { PYTHONUNBUFFERED: '1', HOME: '/root', PATH: 'evil' } },
+    );
+    const { output } = await run(engine);
+    expect(output.findings.map((finding) => finding.ruleId)).toEqual(['1', 'true', 'false']);
+  });
+
   it('refuses an input file outside the workspace', async () => {
     const engine = engineRunning('', {
       inputFiles: () => [{ path: '../escape.txt', content: 'x' }],

@@ -217,7 +217,7 @@ export function createProcessEngineRunner(
             binary: engine.binary,
             argv,
             cwd: dir,
-            env: scannerEnvironment(options.parentEnv, dir),
+            env: { ...command.env, ...scannerEnvironment(options.parentEnv, dir) },
             timeoutMs: request.timeoutMs,
             signal: request.signal,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),

@@ -28,6 +28,8 @@ export const harvesterEngine: EngineDefinition = {
     createProgress: (options) =>
       createHarvesterProgress(harvesterOptionsWithDefaults({ ...options }).sources.length),
     // 0 after a run, also when sources failed; 1 for an invalid source or a crash.
+    // A Python tool: unbuffered, so its progress lines arrive as they are printed.
+    env: { PYTHONUNBUFFERED: '1' },
     successExitCodes: [0],
     // With --filename the report is written at the end of every run, empty or not (the
     // empty-no-results fixture is one): none after exit 0 means the run did not happen.

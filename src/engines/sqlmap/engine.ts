@@ -26,6 +26,8 @@ export const sqlmapEngine: EngineDefinition = {
     progress: (line, stream) => (stream === 'stdout' ? parseSqlmapProgress(line) : null),
     // sqlmap exits 0 after a run, also when nothing was injectable or the target could not be
     // reached; 1 when it quit on an error (a 404 start page, bad options), 255 when it crashed.
+    // A Python tool: unbuffered, so its progress lines arrive as they are printed.
+    env: { PYTHONUNBUFFERED: '1' },
     successExitCodes: [0],
     // …so an unreachable target or a URL without parameters (exit 0, empty log) is told apart
     // from a clean run by sqlmap's own [CRITICAL] verdict on stdout.

@@ -39,6 +39,8 @@ export const sublist3rEngine: EngineDefinition = {
     // sublist3r 1.1 exits 0 whatever happens inside it: when every search engine failed (Python
     // tracebacks on stderr), for a domain it refuses, even for a usage error (its argparse error
     // handler calls `sys.exit()`). Anything else (a crash of the main process, 1) is an error.
+    // A Python tool: unbuffered, so its progress lines arrive as they are printed.
+    env: { PYTHONUNBUFFERED: '1' },
     successExitCodes: [0],
   },
 };

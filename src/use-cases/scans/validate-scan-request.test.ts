@@ -36,6 +36,41 @@ describe('validateScanRequest', () => {
     expect(codeOf({ target: 'AS15169', scanType: 'nmap' })).toBe('ok');
   });
 
+  it("refuses engine options that do not fit the target (ZAP's login page on another origin)", () => {
+    const authentication = {
+      type: 'form',
+      loginUrl: 'https://login.example.net/signin',
+      usernameField: 'user',
+      passwordField: 'pass',
+      username: 'alice',
+      password: 'secret',
+    };
+    const result = check({
+      target: 'https://app.example.com/',
+      scanType: 'zap',
+      options: { authentication },
+    });
+    expect(result.ok ? 'ok' : [result.error.code, result.error.message]).toEqual([
+      'INVALID_FIELD_VALUE',
+      "Invalid value for field options.authentication: authentication.loginUrl must be on the target's origin https://app.example.com",
+    ]);
+    const sameOrigin = { ...authentication, loginUrl: 'https://app.example.com/signin' };
+    expect(
+      codeOf({
+        target: 'https://app.example.com/',
+        scanType: 'zap',
+        options: { authentication: sameOrigin },
+      }),
+    ).toBe('ok');
+    expect(
+      codeOf({
+        target: 'https://app.example.com/',
+        scanType: 'zap',
+        options: { authentication: { type: 'header', headerName: 'Authorization' } },
+      }),
+    ).toBe('INVALID_FIELD_VALUE');
+  });
+
   it('treats null in an optional field as not given', () => {
     expect(codeOf({ target: '203.0.113.5', scanType: 'nmap', name: null, callbackUrl: null })).toBe(
       'ok',

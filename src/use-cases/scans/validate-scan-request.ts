@@ -138,6 +138,16 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (options !== null && !options.ok) {
     return fail(options.error);
   }
+  const againstTarget =
+    options === null ? null : (engine.optionsProblem?.(options.options, parsed.target) ?? null);
+  if (againstTarget !== null) {
+    return fail(
+      new ApiError('INVALID_FIELD_VALUE', {
+        field: `options.${againstTarget.field}`,
+        reason: againstTarget.reason,
+      }),
+    );
+  }
   const values = checkValues(input, tags as string[]);
   if (values !== null) {
     return fail(values);
