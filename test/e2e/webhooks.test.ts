@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../examples/verify-webhook-signature.js';
+import { createTestDatabase } from '../support/database.js';
 import { createKey, startApp, type TestApp, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { answerWith, type HttpsReceiver, startHttpsReceiver } from '../support/tls.js';
@@ -548,7 +549,10 @@ describe('disabling and restarts (separate apps)', () => {
 
   it('disables after exactly 10 failed attempts, cancels pending retries; PATCH isActive true re-enables', async () => {
     const failing = await startHttpsReceiver(answerWith(503));
-    const app = await startApp(ctx.database.handle, {
+    // A database of its own: the file's app runs a dispatcher too, and if it claimed one of these
+    // deliveries it would schedule the retry with its own short delays, within this test's window.
+    const own = await createTestDatabase();
+    const app = await startApp(own.handle, {
       WORKERS: '1',
       WORKER_CONCURRENCY: '4',
       ALLOW_PRIVATE_WEBHOOKS: 'true',
@@ -585,9 +589,7 @@ describe('disabling and restarts (separate apps)', () => {
       });
       const pending = await sql<{ n: number }>`
         select count(*)::int as n from webhook_deliveries
-        where webhook_id = ${webhook.id.slice(3)} and status = 'pending'`.execute(
-        ctx.database.handle.db,
-      );
+        where webhook_id = ${webhook.id.slice(3)} and status = 'pending'`.execute(own.handle.db);
       expect(pending.rows[0]?.n).toBe(0);
       const test = await call(
         'POST',
@@ -612,6 +614,7 @@ describe('disabling and restarts (separate apps)', () => {
     } finally {
       await app.close();
       await failing.close();
+      await own.destroy();
     }
   }, 40_000);
 
