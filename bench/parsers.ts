@@ -19,6 +19,16 @@ const CHILD = join(ROOT, 'bench/parse-child.mjs');
 const LARGE_BYTES = 1024 * 1024;
 export const RSS_TARGET_MB = 200;
 
+/**
+ * sublist3r reports only names under the requested domain, so each of its fixtures is parsed for
+ * the domain it was made for.
+ */
+const TARGET_OF_FIXTURE: Readonly<Record<string, string>> = {
+  'coinbase-234-mixed-case.txt': 'coinbase.com',
+  'indeed-62-subdomains.txt': 'indeed.com',
+  'sonichealthcare-87-multilevel.txt': 'sonichealthcare.com',
+};
+
 /** The fixture folder of each engine (theHarvester's is `harvester`) and a target it takes. */
 const ENGINES: ReadonlyArray<{ readonly engine: string; readonly target: string }> = [
   { engine: 'nmap', target: '203.0.113.10' },
@@ -38,9 +48,12 @@ export interface ParserBenchRow {
   readonly bytes: number;
   readonly findings: number;
   readonly warnings: number;
+  /** Peak RSS of a process that parsed the report once. */
   readonly peakRssMb: number;
   /** Only for the largest fixture of an engine, when it is over 1 MB. */
   readonly mbPerSecond: number | null;
+  /** Peak RSS of the process that parsed it over and over for the throughput figure. */
+  readonly loopPeakRssMb: number | null;
 }
 
 function child(engine: string, path: string, mode: string, target: string): Record<string, number> {
@@ -65,17 +78,21 @@ export function benchParsers(): { baselineRssMb: number; rows: ParserBenchRow[] 
       baselineRssMb = child(engine, files[0].path, 'baseline', target).peakRssMb ?? 0;
     }
     files.forEach(({ file, path, bytes }, index) => {
-      const once = child(engine, path, 'rss', target);
+      const fixtureTarget = TARGET_OF_FIXTURE[file] ?? target;
+      const once = child(engine, path, 'rss', fixtureTarget);
       const speed =
-        index === 0 && bytes > LARGE_BYTES ? child(engine, path, 'throughput', target) : null;
+        index === 0 && bytes > LARGE_BYTES
+          ? child(engine, path, 'throughput', fixtureTarget)
+          : null;
       rows.push({
         engine,
         file,
         bytes,
         findings: once.findings ?? 0,
         warnings: once.warnings ?? 0,
-        peakRssMb: Math.max(once.peakRssMb ?? 0, speed?.peakRssMb ?? 0),
+        peakRssMb: once.peakRssMb ?? 0,
         mbPerSecond: speed?.mbPerSecond ?? null,
+        loopPeakRssMb: speed?.peakRssMb ?? null,
       });
     });
   }
@@ -95,9 +112,12 @@ export function reportParsers(result: ReturnType<typeof benchParsers>): boolean 
       findings: row.findings,
       'peak RSS MB': row.peakRssMb,
       'MB/s': row.mbPerSecond ?? '',
+      'RSS in the MB/s loop': row.loopPeakRssMb ?? '',
     })),
   );
-  const worst = Math.max(...result.rows.map((row) => row.peakRssMb));
+  const worst = Math.max(
+    ...result.rows.map((row) => Math.max(row.peakRssMb, row.loopPeakRssMb ?? 0)),
+  );
   const ok = worst < RSS_TARGET_MB;
   console.log(
     `  highest peak RSS ${worst} MB (target < ${RSS_TARGET_MB} MB): ${ok ? 'met' : 'NOT met'}`,
