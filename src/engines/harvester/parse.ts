@@ -22,6 +22,7 @@ import {
 import { type X2jOptions, XMLParser } from 'fast-xml-parser';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type { ParseContext, StreamingReportParser } from '../engine.js';
+import { endOfLast, isNode, list, textOf, XML_TREE_OPTIONS } from '../xml-tree.js';
 import { AssetCollector, type AssetKind, MAX_ASSETS, quoted } from './assets.js';
 
 /** What `parseHarvesterReport` returns besides findings and warnings. */
@@ -227,54 +228,8 @@ class JsonReportReader {
 // ---------------------------------------------------------------------------------------------
 // The XML report, parsed whole.
 
-type XmlNode = Readonly<Record<string, unknown>>;
-
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function list(value: unknown): readonly unknown[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));/g;
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  lt: '<',
-  gt: '>',
-  amp: '&',
-  quot: '"',
-  apos: "'",
-};
-
-function fromCodePoint(value: number): string {
-  const valid = value > 0 && value <= 0x10ffff && (value < 0xd800 || value > 0xdfff);
-  return valid ? String.fromCodePoint(value) : '\uFFFD';
-}
-
-/** Text of an element (which may carry attributes), entities decoded; null for none. */
-function textOf(value: unknown): string | null {
-  const text = isNode(value) ? value['#text'] : value;
-  if (typeof text !== 'string') {
-    return null;
-  }
-  return text.replace(ENTITY, (_match, hex?: string, dec?: string, name?: string) =>
-    hex !== undefined
-      ? fromCodePoint(Number.parseInt(hex, 16))
-      : dec !== undefined
-        ? fromCodePoint(Number.parseInt(dec, 10))
-        : (NAMED_ENTITIES[name ?? ''] ?? ''),
-  );
-}
-
 const XML_OPTIONS: X2jOptions = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
+  ...XML_TREE_OPTIONS,
   trimValues: true,
 };
 
@@ -289,12 +244,7 @@ const XML_TOP_ELEMENTS = ['</cmd>', '</email>', '</host>', '</vhost>'];
  * when the disk filled up or the process was killed while writing).
  */
 function salvageXml(xml: string, root: number): string {
-  const cut = Math.max(
-    ...XML_TOP_ELEMENTS.map((end) => {
-      const at = xml.lastIndexOf(end);
-      return at > root ? at + end.length : -1;
-    }),
-  );
+  const cut = endOfLast(xml, XML_TOP_ELEMENTS, root);
   const start = xml.indexOf('>', root);
   return `${xml.slice(0, cut === -1 ? start + 1 : cut)}</theHarvester>`;
 }

@@ -12,21 +12,13 @@
 import { type X2jOptions, XMLParser } from 'fast-xml-parser';
 import type { DraftFinding } from '../../domain/findings/finding.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
+import { attr, isNode, nodes, textOf, XML_TREE_OPTIONS, type XmlNode } from '../xml-tree.js';
 import { type NiktoHost, type NiktoItem, niktoItemOutcome } from './finding.js';
-
-type XmlNode = Readonly<Record<string, unknown>>;
 
 const REPEATED: ReadonlySet<string> = new Set(['niktoscan', 'scandetails', 'item', 'ssl']);
 
 const OPTIONS: X2jOptions = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
+  ...XML_TREE_OPTIONS,
   cdataPropName: '#cdata',
   isArray: (name) => REPEATED.has(name),
 };
@@ -37,62 +29,6 @@ let parser: XMLParser | undefined;
 function getParser(): XMLParser {
   parser ??= new XMLParser(OPTIONS);
   return parser;
-}
-
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function nodes(parent: XmlNode | undefined, name: string): XmlNode[] {
-  const value = parent?.[name];
-  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return list.map((item) => (isNode(item) ? item : {}));
-}
-
-const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));/g;
-const NAMED: Readonly<Record<string, string>> = {
-  lt: '<',
-  gt: '>',
-  amp: '&',
-  quot: '"',
-  apos: "'",
-};
-
-function codePoint(value: number): string {
-  const valid = value > 0 && value <= 0x10ffff && (value < 0xd800 || value > 0xdfff);
-  return valid ? String.fromCodePoint(value) : '\uFFFD';
-}
-
-function decodeXml(text: string): string {
-  if (!text.includes('&')) {
-    return text;
-  }
-  return text.replace(ENTITY, (_match, hex?: string, dec?: string, name?: string) =>
-    hex !== undefined
-      ? codePoint(Number.parseInt(hex, 16))
-      : dec !== undefined
-        ? codePoint(Number.parseInt(dec, 10))
-        : (NAMED[name ?? ''] ?? ''),
-  );
-}
-
-function attr(node: XmlNode | undefined, name: string): string | null {
-  const value = node?.[`@${name}`];
-  return typeof value === 'string' ? decodeXml(value) : null;
-}
-
-/** An element's text: entity-decoded plain text plus literal CDATA. */
-function textOf(value: unknown): string | null {
-  if (typeof value === 'string') {
-    return decodeXml(value);
-  }
-  if (!isNode(value)) {
-    return null;
-  }
-  const plain = typeof value['#text'] === 'string' ? decodeXml(value['#text']) : null;
-  const raw = value['#cdata'];
-  const cdata = Array.isArray(raw) ? raw.join('') : typeof raw === 'string' ? raw : null;
-  return plain === null && cdata === null ? null : (plain ?? '') + (cdata ?? '');
 }
 
 function schemeOf(details: XmlNode): 'http' | 'https' | null {

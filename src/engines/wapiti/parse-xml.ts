@@ -18,6 +18,7 @@
  * entry still counts.
  */
 import { type X2jOptions, XMLParser } from 'fast-xml-parser';
+import { attr, isNode, list, textOf, XML_TREE_OPTIONS, type XmlNode } from '../xml-tree.js';
 import {
   type Classification,
   cut,
@@ -27,8 +28,6 @@ import {
   type ReportModel,
   type ReportSection,
 } from './report-model.js';
-
-type XmlNode = Readonly<Record<string, unknown>>;
 
 /** Section element → its item element. */
 const SECTION_ITEMS: ReadonlyArray<readonly [ReportSection, string]> = [
@@ -46,77 +45,31 @@ const REPEATED: ReadonlySet<string> = new Set([
 ]);
 
 const OPTIONS: X2jOptions = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
+  ...XML_TREE_OPTIONS,
   cdataPropName: '#cdata',
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
   isArray: (name, jpath) => REPEATED.has(name) || jpath === 'report.report_infos.info',
 };
 
 let xmlParser: XMLParser | undefined;
 
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
+/**
+ * Child elements of a node (or of anything else: none). Unlike the shared `nodes`, a text-only
+ * or empty element keeps its text as `#text`, so an `<info>` without attributes is still read.
+ */
 function nodes(parent: unknown, name: string): XmlNode[] {
-  const value = isNode(parent) ? parent[name] : undefined;
-  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return list.map((item) => (isNode(item) ? item : { '#text': item }));
-}
-
-const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));/g;
-const NAMED: Readonly<Record<string, string>> = {
-  lt: '<',
-  gt: '>',
-  amp: '&',
-  quot: '"',
-  apos: "'",
-};
-
-function codePoint(value: number): string {
-  const valid = value > 0 && value <= 0x10ffff && (value < 0xd800 || value > 0xdfff);
-  return valid ? String.fromCodePoint(value) : '\uFFFD';
-}
-
-function decodeXml(text: string): string {
-  return text.replace(ENTITY, (_match, hex?: string, dec?: string, name?: string) =>
-    hex !== undefined
-      ? codePoint(Number.parseInt(hex, 16))
-      : dec !== undefined
-        ? codePoint(Number.parseInt(dec, 10))
-        : (NAMED[name ?? ''] ?? ''),
+  return list(isNode(parent) ? parent[name] : undefined).map((item) =>
+    isNode(item) ? item : { '#text': item },
   );
 }
 
-/** A node's text: entity-decoded text plus verbatim CDATA. */
+/** A node's text: entity-decoded text plus verbatim CDATA; '' for none. */
 function nodeText(node: unknown): string {
-  if (typeof node === 'string') {
-    return decodeXml(node);
-  }
-  if (!isNode(node)) {
-    return '';
-  }
-  const plain = typeof node['#text'] === 'string' ? decodeXml(node['#text']) : '';
-  const cdata = node['#cdata'];
-  const cdataText = Array.isArray(cdata) ? cdata.join('') : typeof cdata === 'string' ? cdata : '';
-  return plain + cdataText;
+  return textOf(node) ?? '';
 }
 
 /** The text of a child element (its first occurrence). */
 function text(parent: unknown, name: string): string {
-  const value = isNode(parent) ? parent[name] : undefined;
-  return nodeText(Array.isArray(value) ? value[0] : value);
-}
-
-function attr(node: XmlNode, name: string): string {
-  const value = node[`@${name}`];
-  return typeof value === 'string' ? decodeXml(value) : '';
+  return nodeText(list(isNode(parent) ? parent[name] : undefined)[0]);
 }
 
 function nonEmpty(value: string): string | null {
@@ -229,7 +182,7 @@ function parseXml(xml: string): { readonly tree: unknown } | { readonly error: s
 function readReport(report: XmlNode): ReportModel {
   const model = emptyModel();
   const infos = new Map(
-    nodes(report.report_infos, 'info').map((info) => [attr(info, 'name'), nodeText(info)]),
+    nodes(report.report_infos, 'info').map((info) => [attr(info, 'name') ?? '', nodeText(info)]),
   );
   model.infos = {
     target: nonEmpty(infos.get('target') ?? ''),
@@ -238,7 +191,7 @@ function readReport(report: XmlNode): ReportModel {
   };
   for (const [section, itemName] of SECTION_ITEMS) {
     for (const item of nodes(report[section], itemName)) {
-      const category = attr(item, 'name');
+      const category = attr(item, 'name') ?? '';
       if (!model.classifications.has(category)) {
         model.classifications.set(category, classificationOf(item));
       }

@@ -5,6 +5,7 @@
  * escaping them ("No <base> tag was specified in the HTML <head> tag"), and those stay. The
  * result is text to be escaped by whoever displays it, never HTML to render.
  */
+import { codePoint } from '../xml-tree.js';
 
 /** Tags that end a line (block elements and `<br>`). */
 const BLOCK_TAGS = new Set([
@@ -64,11 +65,6 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   copy: '©',
   reg: '®',
 };
-
-function codePoint(value: number): string {
-  const valid = value > 0 && value <= 0x10ffff && (value < 0xd800 || value > 0xdfff);
-  return valid ? String.fromCodePoint(value) : '\uFFFD';
-}
 
 /**
  * HTML (and XML) character references and the common named entities decoded; an unknown name

@@ -14,6 +14,16 @@
  */
 import { type X2jOptions, XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
+  child,
+  endOfLast,
+  isNode,
+  list,
+  nodes,
+  rawText,
+  XML_TREE_OPTIONS,
+  type XmlNode,
+} from '../xml-tree.js';
+import {
   capText,
   MAX_ALERT_TEXT,
   MAX_INSTANCE_TEXT,
@@ -29,14 +39,7 @@ import { decodeEntities } from './html-text.js';
 export const MAX_XML_CHARS = 64 * 1024 * 1024;
 
 const OPTIONS: X2jOptions = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
+  ...XML_TREE_OPTIONS,
   jPath: false,
   stopNodes: [
     '*.requestheader',
@@ -56,32 +59,16 @@ function getParser(): XMLParser {
   return parser;
 }
 
-type XmlNode = Readonly<Record<string, unknown>>;
-
-function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** An element repeated, once or not at all, always as an array. */
-function list(value: unknown): readonly unknown[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-function nodes(parent: XmlNode | undefined, name: string): XmlNode[] {
-  return list(parent?.[name]).map((item) => (isNode(item) ? item : {}));
-}
-
-function child(parent: XmlNode | undefined, name: string): XmlNode | undefined {
-  return nodes(parent, name)[0];
-}
-
-/** Text of a child element, entities decoded, capped; '' when absent. */
+/**
+ * Text of a child element, capped; '' when absent. Decoded with `decodeEntities` (the HTML set:
+ * also `&nbsp;` and the like, with `&#X…;`), not the XML-only `decodeXml`.
+ */
 function text(parent: XmlNode | undefined, name: string, max: number): string {
-  const value = list(parent?.[name])[0];
-  const raw = isNode(value) ? value['#text'] : value;
-  return typeof raw === 'string' ? capText(decodeEntities(raw), max) : '';
+  const raw = rawText(list(parent?.[name])[0]);
+  return raw === null ? '' : capText(decodeEntities(raw), max);
 }
 
+/** An attribute, decoded like `text`, capped; '' when absent. */
 function attr(node: XmlNode | undefined, name: string): string {
   const value = node?.[`@${name}`];
   return typeof value === 'string' ? capText(decodeEntities(value), MAX_INSTANCE_TEXT) : '';
@@ -95,13 +82,13 @@ const ROOT_END = '</OWASPZAPReport>';
  * Null when not even one of them is there.
  */
 function salvage(xml: string, root: number): string | null {
-  const alertEnd = xml.lastIndexOf('</alertitem>');
-  const siteEnd = xml.lastIndexOf('</site>');
-  if (siteEnd > root && siteEnd > alertEnd) {
-    return `${xml.slice(0, siteEnd + '</site>'.length)}${ROOT_END}`;
+  const alertEnd = endOfLast(xml, ['</alertitem>'], root);
+  const siteEnd = endOfLast(xml, ['</site>'], root);
+  if (siteEnd > alertEnd) {
+    return `${xml.slice(0, siteEnd)}${ROOT_END}`;
   }
-  if (alertEnd > root) {
-    return `${xml.slice(0, alertEnd + '</alertitem>'.length)}</alerts></site>${ROOT_END}`;
+  if (alertEnd !== -1) {
+    return `${xml.slice(0, alertEnd)}</alerts></site>${ROOT_END}`;
   }
   return null;
 }
