@@ -5,82 +5,27 @@
  * deployment scanning its own network would set it).
  */
 
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
-import { realEngineRunners } from '../../src/main/workers.js';
-import {
-  createKey,
-  TEST_ENGINES,
-  TEST_JWT_SECRET,
-  tokenFor,
-  useTestApp,
-} from '../support/harness.js';
-import { createScan, getScan } from '../support/scans.js';
-import { startVulnerableApp, type VulnerableApp } from '../support/vulnerable-app.js';
+import { describe, expect, it } from 'vitest';
+import { createScan } from '../support/scans.js';
+import { useWebScanApp } from '../support/web-scan.js';
 
 /**
- * The runners a worker builds at start (`realEngineRunners`, which takes every engine with a
- * `command` whose binary was found), here with only sqlmap reported as installed.
+ * A worker running only sqlmap, through the runners a worker builds at start; the vulnerable app;
+ * a key polled every 250 ms (sqlmap runs for seconds), well inside its generous per-minute limit.
  */
-const runners = realEngineRunners(
-  loadConfig({ JWT_SECRET: TEST_JWT_SECRET, PATH: process.env.PATH ?? '' }),
-  TEST_ENGINES.map((engine) => ({ ...engine, available: engine.name === 'sqlmap' })),
-);
-
-const ctx = useTestApp(
-  {
-    WORKERS: '1',
-    WORKER_CONCURRENCY: '1',
-    ALLOW_PRIVATE_TARGETS: 'true',
-    WORKER_SHUTDOWN_GRACE_MS: '100',
-  },
-  { engineRunners: runners },
-);
-
-let key = '';
-let vulnerable: VulnerableApp;
-
-beforeAll(async () => {
-  // sqlmap runs for seconds: polled every 250 ms, well inside a generous per-minute limit.
-  key = (
-    await createKey(ctx.app, await tokenFor(randomUUID()), {
-      rateLimitPerMinute: 1000,
-      rateLimitPerHour: 50_000,
-    })
-  ).rawKey;
-  vulnerable = await startVulnerableApp();
-});
-
-afterAll(async () => {
-  await vulnerable?.close();
-});
-
-/** Polls the scan until it has ended (the shared helper polls every 25 ms, too often here). */
-async function waitUntilEnded(id: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const scan = await getScan(ctx.app, key, id);
-    if (['completed', 'failed', 'cancelled'].includes(scan.status)) {
-      return scan;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`scan ${id} is still ${scan.status} after ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const ctx = useWebScanApp('sqlmap');
+const { runners } = ctx;
 
 async function scanAndGetFindings(target: string) {
-  const { id } = await createScan(ctx.app, key, {
+  const { id } = await createScan(ctx.app, ctx.key, {
     target,
     scanType: 'sqlmap',
     // Fast and gentle: the specification's level and risk defaults, three techniques.
     options: { technique: 'BEU' },
   });
-  const scan = await waitUntilEnded(id, 90_000);
+  const scan = await ctx.waitUntilEnded(id, 90_000);
   const response = await ctx.app.request(`/api/v1/scans/${id}/findings`, {
-    headers: { 'x-api-key': key },
+    headers: { 'x-api-key': ctx.key },
   });
   expect(response.status, response.text).toBe(200);
   return { scan, findings: response.body.data.findings };
@@ -92,7 +37,7 @@ describe('sqlmap, for real', () => {
   });
 
   it('finds the planted SQL injection and serves it as a high CWE-89 finding at the URL', async () => {
-    const target = `${vulnerable.url}search?q=apple`;
+    const target = `${ctx.vulnerable.url}search?q=apple`;
     const first = await scanAndGetFindings(target);
     expect(first.scan.error).toBeUndefined();
     expect(first.scan).toMatchObject({ status: 'completed', progress: 100, resultCount: 1 });
@@ -103,7 +48,7 @@ describe('sqlmap, for real', () => {
       title: 'SQL injection in GET parameter `q`',
       severity: 'high',
       category: 'sql-injection',
-      location: { host: '127.0.0.1', port: Number(new URL(vulnerable.url).port), url: target },
+      location: { host: '127.0.0.1', port: Number(new URL(ctx.vulnerable.url).port), url: target },
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(first.findings[0].evidence).toContain('back-end DBMS: PostgreSQL');

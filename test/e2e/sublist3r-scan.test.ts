@@ -12,13 +12,13 @@
  * output file: a completed scan with no findings.
  */
 
-import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
 import type { TargetResolver } from '../../src/use-cases/ports.js';
-import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { type LiveProcess, liveProcesses } from '../support/engine-runs.js';
+import { useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
+import { createPollingKey } from '../support/web-scan.js';
 
 /** The documentation address every test name resolves to. */
 const PUBLIC_ADDRESS = '203.0.113.10';
@@ -42,40 +42,12 @@ let key = '';
 
 beforeAll(async () => {
   // waitForStatus polls every 25 ms: the default 60 requests a minute would run out mid-test.
-  key = (
-    await createKey(ctx.app, await tokenFor(randomUUID()), {
-      rateLimitPerMinute: 1000,
-      rateLimitPerHour: 50_000,
-    })
-  ).rawKey;
+  key = await createPollingKey(ctx.app);
 });
 
-interface ProcInfo {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-}
-
 /** Live (not zombie) sublist3r processes on this machine. */
-function sublist3rProcesses(): ProcInfo[] {
-  const found: ProcInfo[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      // After the name: state, ppid, pgrp, …
-      const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (comm === 'sublist3r' && state !== 'Z') {
-        found.push({ pid: Number(entry), ppid: Number(ppid), pgid: Number(pgid) });
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
+function sublist3rProcesses(): LiveProcess[] {
+  return liveProcesses((proc) => proc.comm === 'sublist3r');
 }
 
 /** Process groups led by sublist3r processes this test process (its in-process worker) started. */

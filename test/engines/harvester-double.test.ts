@@ -8,15 +8,9 @@
  * cannot show: that a real theHarvester release accepts every source name (see README.md).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
+import { describe, expect, it } from 'vitest';
 import type { DraftFinding } from '../../src/domain/findings/finding.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
-import { parseTarget } from '../../src/domain/targets/parse-target.js';
-import type { ScanTarget } from '../../src/domain/targets/target.js';
 import type { EngineCommand } from '../../src/engines/engine.js';
 import { buildHarvesterArgv } from '../../src/engines/harvester/argv.js';
 import { harvesterEngine } from '../../src/engines/harvester/engine.js';
@@ -24,13 +18,15 @@ import {
   HARVESTER_SOURCES,
   harvesterOptionsWithDefaults,
 } from '../../src/engines/harvester/options.js';
-import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import type { DoubleSettings } from '../doubles/scanners/install-double.js';
 import {
-  type DoubleSettings,
-  installScannerDouble,
-  pathWith,
-} from '../doubles/scanners/install-double.js';
+  engineCommand,
+  engineTarget,
+  useNamedDouble,
+  useTempDir,
+  validatedOptions,
+} from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';
 
 const FIXTURE = (name: string) => sharedPath('fixtures', 'scanner-output', 'harvester', name);
@@ -45,80 +41,26 @@ const REPORTING_LINES = [
   '[*] JSON File saved.',
 ];
 
-function requireCommand(): EngineCommand {
-  const command = harvesterEngine.command;
-  if (command === undefined) {
-    throw new Error('the harvester engine has no command');
-  }
-  return command;
-}
+const COMMAND = engineCommand(harvesterEngine);
 
-const COMMAND = requireCommand();
-
-function domainTarget(value: string): ScanTarget {
-  const parsed = parseTarget(value, 'domain', harvesterEngine.targetTypes, 'harvester');
-  if (!parsed.ok) {
-    throw new Error(parsed.reason);
-  }
-  return parsed.target;
-}
-
-const TARGET = domainTarget('coinbase.com');
-
-function scanRecord(options: Readonly<Record<string, unknown>>): ScanRecord {
-  const now = new Date();
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
-    tenantId: '00000000-0000-4000-8000-000000000002',
-    apiKeyId: null,
-    scanType: 'harvester',
-    name: 'harvester double',
-    target: TARGET.value,
-    targetType: TARGET.type,
-    priority: 'normal',
-    status: 'running',
-    progress: 0,
-    tags: [],
-    options,
-    config: {},
-    timeoutSeconds: 60,
-    assetId: null,
-    callbackUrl: null,
-    templateId: null,
-    parentScanId: null,
-    resultCount: 0,
-    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    riskScore: 0,
-    error: null,
-    attempts: 1,
-    createdAt: now,
-    startedAt: now,
-    completedAt: null,
-  };
-}
+const TARGET = engineTarget(harvesterEngine, 'coinbase.com', 'domain');
 
 /** Options as the API stores them: validated, every default filled in. */
 function validOptions(input: Record<string, unknown>): Record<string, unknown> {
-  const checked = checkEngineOptions(harvesterEngine, input);
-  if (!checked.ok) {
-    throw new Error(checked.error.message);
-  }
-  return checked.options;
+  return validatedOptions(harvesterEngine, input);
 }
 
-let root = '';
-let workspaceBase = '';
-let installs = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rampart-harvester-double-'));
-  workspaceBase = join(root, 'workspaces');
-  await mkdir(workspaceBase);
+const runWithDouble = useNamedDouble({
+  engine: harvesterEngine,
+  binary: 'theHarvester',
+  tool: 'harvester',
+  tempPrefix: 'rampart-harvester-double-',
+  target: TARGET,
+  validate: true,
+  timeoutMs: RUN_TIMEOUT_MS,
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+/** Where the runner makes the scans' workspaces (each must be gone once its run is over). */
+const workspaces = useTempDir('rampart-harvester-workspaces-');
 
 interface Run {
   readonly output: EngineRunOutput;
@@ -130,9 +72,9 @@ interface Run {
 }
 
 /**
- * Installs the double with `settings` on a fresh PATH directory and runs one scan through the
- * real runner. `abortAtProgress` cancels it with a real AbortController once that progress value
- * was reported (so the double is known to be running).
+ * Installs the named test double with `settings` on a fresh PATH directory and runs one scan
+ * through the real runner. `abortAtProgress` cancels it with a real AbortController once that
+ * progress value was reported (so the double is known to be running).
  */
 async function run(
   settings: DoubleSettings,
@@ -143,44 +85,13 @@ async function run(
     readonly abortAtProgress?: number;
   } = {},
 ): Promise<Run> {
-  installs += 1;
-  const binDir = join(root, `bin-${installs}`);
-  const argvLog = join(root, `argv-${installs}.log`);
-  await installScannerDouble(binDir, 'theHarvester', 'harvester', { ...settings, argvLog });
-  const runner = createProcessEngineRunner(
-    { ...harvesterEngine, binary: 'theHarvester', command: extra.command ?? COMMAND },
-    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false, workspaceBase },
-  );
-  const controller = new AbortController();
-  const progress: number[] = [];
-  const effective = validOptions(options);
-  let started = Date.now();
-  const output = await runner.run({
-    scan: scanRecord(effective),
-    target: TARGET,
-    options: effective,
-    signal: controller.signal,
-    timeoutMs: extra.timeoutMs ?? RUN_TIMEOUT_MS,
-    onProgress: (percent) => {
-      progress.push(percent);
-      const { abortAtProgress } = extra;
-      if (
-        abortAtProgress !== undefined &&
-        percent >= abortAtProgress &&
-        !controller.signal.aborted
-      ) {
-        started = Date.now();
-        controller.abort();
-      }
-    },
+  const result = await runWithDouble({
+    settings,
+    options,
+    workspaceBase: workspaces.path,
+    ...extra,
   });
-  const elapsedMs = Date.now() - started;
-  const log = existsSync(argvLog) ? await readFile(argvLog, 'utf8') : '';
-  const argvs = log
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as string[]);
-  return { output, progress, argvs, elapsedMs };
+  return { ...result, elapsedMs: result.msAfterAbort ?? result.elapsedMs };
 }
 
 function byCategory(findings: readonly DraftFinding[]): Record<string, number> {
@@ -212,7 +123,7 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
     const filename = argv.find((argument) => argument.startsWith('--filename='));
     const reportPath = filename?.slice('--filename='.length) ?? '';
     const workDir = dirname(reportPath);
-    expect(dirname(workDir)).toBe(workspaceBase);
+    expect(dirname(workDir)).toBe(workspaces.path);
     expect(argv).toEqual(
       buildHarvesterArgv(harvesterOptionsWithDefaults(validOptions(options)), TARGET, {
         reportPath: join(workDir, 'report.json'),

@@ -8,23 +8,13 @@
  * report is found and parsed, nikto's status lines become progress, and exit codes, cancellation
  * and timeouts end the scan as they should. What it cannot prove: how the real nikto behaves.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
+import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
 import { buildNiktoArgv } from '../../src/engines/nikto/argv.js';
 import { niktoEngine } from '../../src/engines/nikto/engine.js';
 import { niktoOptionsWithDefaults } from '../../src/engines/nikto/options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import {
-  type DoubleSettings,
-  installScannerDouble,
-  pathWith,
-} from '../doubles/scanners/install-double.js';
+import { engineCommand, loggedArgv, useNamedDouble } from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';
 
 const FIXTURES = sharedPath('fixtures', 'scanner-output', 'nikto');
@@ -58,113 +48,15 @@ const NIKTO_STDOUT = [
   '+ 1 host(s) tested',
 ];
 
-function realCommand(): EngineCommand {
-  const command = niktoEngine.command;
-  if (command === undefined) {
-    throw new Error('the nikto engine has no command');
-  }
-  return command;
-}
-
-const scan: ScanRecord = {
-  id: '00000000-0000-4000-8000-000000000011',
-  tenantId: '00000000-0000-4000-8000-000000000012',
-  apiKeyId: null,
-  scanType: 'nikto',
-  name: 'double',
-  target: TARGET.value,
-  targetType: 'url',
-  priority: 'normal',
-  status: 'running',
-  progress: 0,
-  tags: [],
-  options: {},
-  config: {},
-  timeoutSeconds: 3600,
-  assetId: null,
-  callbackUrl: null,
-  templateId: null,
-  parentScanId: null,
-  resultCount: 0,
-  findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-  riskScore: 0,
-  error: null,
-  attempts: 1,
-  createdAt: new Date(0),
-  startedAt: new Date(0),
-  completedAt: null,
-};
-
-let root = '';
-let installs = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rampart-nikto-double-'));
+/** Installs the named test double with a run's settings on a PATH of its own and runs one scan. */
+const runWithDouble = useNamedDouble({
+  engine: niktoEngine,
+  binary: 'nikto',
+  tool: 'nikto',
+  tempPrefix: 'rampart-nikto-double-',
+  target: TARGET,
+  options: { tuning: '123' },
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-interface DoubleRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
-  readonly argvLog: string;
-  /** Milliseconds from the abort to the end of the run; null when not aborted. */
-  readonly msAfterAbort: number | null;
-}
-
-interface RunOptions {
-  readonly settings: DoubleSettings;
-  readonly options?: Record<string, unknown>;
-  readonly command?: EngineCommand;
-  readonly timeoutMs?: number;
-  /** Abort once the first progress value arrives. */
-  readonly cancelOnProgress?: boolean;
-}
-
-/** Installs the double with `settings` on a PATH of its own and runs one scan through the runner. */
-async function runWithDouble(run: RunOptions): Promise<DoubleRun> {
-  installs += 1;
-  const binDir = join(root, `bin-${installs}`);
-  const argvLog = join(root, `argv-${installs}.log`);
-  await installScannerDouble(binDir, 'nikto', 'nikto', { ...run.settings, argvLog });
-  const runner = createProcessEngineRunner(
-    { ...niktoEngine, binary: 'nikto', command: run.command ?? realCommand() },
-    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false },
-  );
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
-  const output = await runner.run({
-    scan,
-    target: TARGET,
-    options: run.options ?? { tuning: '123' },
-    signal: controller.signal,
-    timeoutMs: run.timeoutMs ?? 30_000,
-    onProgress: (percent) => {
-      progress.push(percent);
-      if (run.cancelOnProgress === true && abortedAt === null) {
-        abortedAt = Date.now();
-        controller.abort();
-      }
-    },
-  });
-  return {
-    output,
-    progress,
-    argvLog,
-    msAfterAbort: abortedAt === null ? null : Date.now() - abortedAt,
-  };
-}
-
-async function loggedArgv(path: string): Promise<string[][]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as string[]);
-}
 
 describe('nikto through the process runner, against the nikto test double', () => {
   it('completes (exit 1 = items reported): argv from buildNiktoArgv, report parsed, status lines are progress', async () => {
@@ -231,7 +123,7 @@ describe('nikto through the process runner, against the nikto test double', () =
 
   it('a cancel while nikto runs ends in cancelled within 2 s', async () => {
     const run = await runWithDouble({
-      cancelOnProgress: true,
+      abortAtProgress: 0, // the first progress value
       settings: {
         fixture: JUICE_SHOP,
         stdoutLines: ['+ Target IP:          10.96.244.199'],
@@ -282,7 +174,7 @@ describe('nikto through the process runner, against the nikto test double', () =
     ],
     ['-ssl and -nossl together', (argv) => [...argv, '-ssl', '-nossl'], 'exclude each other'],
   ])('an argv the double refuses (%s) ends in engine-error', async (_name, change, reason) => {
-    const command = realCommand();
+    const command = engineCommand(niktoEngine);
     const run = await runWithDouble({
       command: {
         ...command,

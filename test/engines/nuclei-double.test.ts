@@ -8,23 +8,13 @@
  * is found and parsed, stderr statistics become progress, and exit codes, cancellation and
  * timeouts end the scan as they should. What it cannot prove: how the real nuclei behaves.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
+import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
 import { buildNucleiArgv } from '../../src/engines/nuclei/argv.js';
 import { nucleiEngine } from '../../src/engines/nuclei/engine.js';
 import { nucleiOptionsWithDefaults } from '../../src/engines/nuclei/options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import {
-  type DoubleSettings,
-  installScannerDouble,
-  pathWith,
-} from '../doubles/scanners/install-double.js';
+import { engineCommand, loggedArgv, useNamedDouble } from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';
 
 const FIXTURES = sharedPath('fixtures', 'scanner-output', 'nuclei');
@@ -59,114 +49,14 @@ function statsLine(percent: number): string {
   });
 }
 
-function realCommand(): EngineCommand {
-  const command = nucleiEngine.command;
-  if (command === undefined) {
-    throw new Error('the nuclei engine has no command');
-  }
-  return command;
-}
-
-const scan: ScanRecord = {
-  id: '00000000-0000-4000-8000-000000000001',
-  tenantId: '00000000-0000-4000-8000-000000000002',
-  apiKeyId: null,
-  scanType: 'nuclei',
-  name: 'double',
-  target: URL_TARGET.value,
-  targetType: 'url',
-  priority: 'normal',
-  status: 'running',
-  progress: 0,
-  tags: [],
-  options: {},
-  config: {},
-  timeoutSeconds: 3600,
-  assetId: null,
-  callbackUrl: null,
-  templateId: null,
-  parentScanId: null,
-  resultCount: 0,
-  findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-  riskScore: 0,
-  error: null,
-  attempts: 1,
-  createdAt: new Date(0),
-  startedAt: new Date(0),
-  completedAt: null,
-};
-
-let root = '';
-let installs = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rampart-nuclei-double-'));
+/** Installs the named test double with a run's settings on a PATH of its own and runs one scan. */
+const runWithDouble = useNamedDouble({
+  engine: nucleiEngine,
+  binary: 'nuclei',
+  tool: 'nuclei',
+  tempPrefix: 'rampart-nuclei-double-',
+  target: URL_TARGET,
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-interface DoubleRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
-  readonly argvLog: string;
-  /** Milliseconds from the abort (or the start) to the end of the run. */
-  readonly msAfterAbort: number | null;
-}
-
-interface RunOptions {
-  readonly settings: DoubleSettings;
-  readonly target?: ScanTarget;
-  readonly options?: Record<string, unknown>;
-  readonly command?: EngineCommand;
-  readonly timeoutMs?: number;
-  /** Abort once the first progress value arrives. */
-  readonly cancelOnProgress?: boolean;
-}
-
-/** Installs the double with `settings` on a PATH of its own and runs one scan through the runner. */
-async function runWithDouble(run: RunOptions): Promise<DoubleRun> {
-  installs += 1;
-  const binDir = join(root, `bin-${installs}`);
-  const argvLog = join(root, `argv-${installs}.log`);
-  await installScannerDouble(binDir, 'nuclei', 'nuclei', { ...run.settings, argvLog });
-  const runner = createProcessEngineRunner(
-    { ...nucleiEngine, binary: 'nuclei', command: run.command ?? realCommand() },
-    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false },
-  );
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
-  const output = await runner.run({
-    scan,
-    target: run.target ?? URL_TARGET,
-    options: run.options ?? {},
-    signal: controller.signal,
-    timeoutMs: run.timeoutMs ?? 30_000,
-    onProgress: (percent) => {
-      progress.push(percent);
-      if (run.cancelOnProgress === true && abortedAt === null) {
-        abortedAt = Date.now();
-        controller.abort();
-      }
-    },
-  });
-  return {
-    output,
-    progress,
-    argvLog,
-    msAfterAbort: abortedAt === null ? null : Date.now() - abortedAt,
-  };
-}
-
-async function loggedArgv(path: string): Promise<string[][]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as string[]);
-}
 
 describe('nuclei through the process runner, against the nuclei test double', () => {
   it('completes: the argv is buildNucleiArgv, the report is parsed, stderr stats are progress', async () => {
@@ -250,7 +140,7 @@ describe('nuclei through the process runner, against the nuclei test double', ()
 
   it('a cancel while nuclei runs ends in cancelled within 2 s', async () => {
     const run = await runWithDouble({
-      cancelOnProgress: true,
+      abortAtProgress: 0, // the first progress value
       settings: { fixture: DVWA_FIXTURE, stderrLines: [statsLine(12)], holdMs: 30_000 },
     });
     expect(run.output.ending).toBe('cancelled');
@@ -287,7 +177,7 @@ describe('nuclei through the process runner, against the nuclei test double', ()
       'invalid severity',
     ],
   ])('an argv the double refuses (%s) ends in engine-error', async (_name, change, reason) => {
-    const command = realCommand();
+    const command = engineCommand(nucleiEngine);
     const run = await runWithDouble({
       command: {
         ...command,

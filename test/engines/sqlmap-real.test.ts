@@ -6,169 +6,39 @@
  * without it could not scan either.
  */
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
-import { parseTarget } from '../../src/domain/targets/parse-target.js';
-import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
+import { describe, expect, it } from 'vitest';
 import { sqlmapEngine } from '../../src/engines/sqlmap/engine.js';
-import { checkEngineOptions } from '../../src/engines/validate-options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import { startVulnerableApp, type VulnerableApp } from '../support/vulnerable-app.js';
+import { type EngineRun, engineTarget, ourChildren, runEngine } from '../support/engine-runs.js';
+import { useSilentServer, useVulnerableApp } from '../support/web-scan.js';
 
 const SQLMAP_TIMEOUT_MS = 60_000;
-
-function realCommand(): EngineCommand {
-  const command = sqlmapEngine.command;
-  if (command === undefined) {
-    throw new Error('the sqlmap engine has no command');
-  }
-  return command;
-}
-
-const runner = createProcessEngineRunner(
-  { ...sqlmapEngine, binary: 'sqlmap', command: realCommand() },
-  { parentEnv: { PATH: process.env.PATH }, privileged: false },
-);
-
-function urlTarget(value: string): ScanTarget {
-  const parsed = parseTarget(value, 'url', ['url'], 'sqlmap');
-  if (!parsed.ok) {
-    throw new Error(`test target refused: ${parsed.reason}`);
-  }
-  return parsed.target;
-}
-
-function scanRecord(target: ScanTarget): ScanRecord {
-  return {
-    id: '00000000-0000-4000-8000-000000000021',
-    tenantId: '00000000-0000-4000-8000-000000000022',
-    apiKeyId: null,
-    scanType: 'sqlmap',
-    name: 'sqlmap real',
-    target: target.value,
-    targetType: 'url',
-    priority: 'normal',
-    status: 'running',
-    progress: 0,
-    tags: [],
-    options: {},
-    config: {},
-    timeoutSeconds: 60,
-    assetId: null,
-    callbackUrl: null,
-    templateId: null,
-    parentScanId: null,
-    resultCount: 0,
-    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    riskScore: 0,
-    error: null,
-    attempts: 1,
-    createdAt: new Date(0),
-    startedAt: new Date(0),
-    completedAt: null,
-  };
-}
-
-interface RealRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
-  readonly durationMs: number;
-  /** From the abort to the runner's answer; null when not cancelled. */
-  readonly msAfterAbort: number | null;
-}
 
 /** One scan through the runner, with options validated as the API would. */
 async function scan(
   url: string,
   options: Record<string, unknown>,
   cancelOnProgress = false,
-): Promise<RealRun> {
-  const check = checkEngineOptions(sqlmapEngine, options);
-  if (!check.ok) {
-    throw new Error(`test options refused: ${check.error.message}`);
-  }
-  const target = urlTarget(url);
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
-  const started = Date.now();
-  const output = await runner.run({
-    scan: scanRecord(target),
-    target,
-    options: check.options,
-    signal: controller.signal,
+): Promise<EngineRun & { readonly durationMs: number }> {
+  const run = await runEngine({
+    engine: sqlmapEngine,
+    binary: 'sqlmap',
+    target: engineTarget(sqlmapEngine, url, 'url'),
+    options,
+    validate: true,
     timeoutMs: SQLMAP_TIMEOUT_MS,
-    onProgress: (percent) => {
-      progress.push(percent);
-      if (cancelOnProgress && abortedAt === null) {
-        abortedAt = Date.now();
-        controller.abort();
-      }
-    },
+    abortAtProgress: cancelOnProgress ? 0 : undefined,
   });
-  const ended = Date.now();
-  return {
-    output,
-    progress,
-    durationMs: ended - started,
-    msAfterAbort: abortedAt === null ? null : ended - abortedAt,
-  };
+  return { ...run, durationMs: run.elapsedMs };
 }
 
 /** sqlmap processes (python3 running /usr/bin/sqlmap) that are children of this test process. */
 function sqlmapChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (
-        fields[0] !== 'Z' &&
-        Number(fields[1]) === process.pid &&
-        cmdline.includes('sqlmap') &&
-        cmdline.includes('--ignore-stdin')
-      ) {
-        pids.push(Number(entry));
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
+  return ourChildren('sqlmap', '--ignore-stdin');
 }
 
-let app: VulnerableApp;
+const app = useVulnerableApp();
 /** Accepts connections and never answers: sqlmap waits on "testing connection to the target URL". */
-let silent: Server;
-const silentSockets = new Set<Socket>();
-
-beforeAll(async () => {
-  app = await startVulnerableApp();
-  silent = createServer((socket) => {
-    silentSockets.add(socket);
-    socket.on('error', () => {
-      // sqlmap's connection is cut when it is killed; expected here.
-    });
-    socket.on('close', () => silentSockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-});
-
-afterAll(async () => {
-  for (const socket of silentSockets) {
-    socket.destroy();
-  }
-  await new Promise((resolve) => silent.close(resolve));
-  await app.close();
-});
+const silent = useSilentServer();
 
 describe('sqlmap (real binary) through the process runner', { timeout: 90_000 }, () => {
   it('finds the planted injection in GET parameter q, with the DBMS and --dbs output', async () => {
@@ -213,7 +83,7 @@ describe('sqlmap (real binary) through the process runner', { timeout: 90_000 },
 
   it('stops a cancelled running sqlmap within 2 s', async () => {
     // The silent server keeps sqlmap waiting on its first request (its own timeout is 30 s).
-    const port = (silent.address() as { port: number }).port;
+    const port = silent.port;
     const before = sqlmapChildren();
     const run = await scan(`http://127.0.0.1:${port}/item?id=1`, { technique: 'B' }, true);
     expect(run.progress[0]).toBe(2);

@@ -8,26 +8,26 @@
  * sorting and file writer then produce the report the parser reads. Never skipped for a missing
  * sublist3r: a worker without it could not scan either.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProcessEngineRunner,
-  readAndParseReport,
-} from '../../src/adapters/process/process-engine-runner.js';
+import { readAndParseReport } from '../../src/adapters/process/process-engine-runner.js';
 import { runProcess } from '../../src/adapters/process/run-process.js';
 import { scannerEnvironment } from '../../src/adapters/process/scan-workspace.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
 import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
 import { sublist3rEngine } from '../../src/engines/sublist3r/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import {
+  type EngineRun,
+  engineCommand,
+  liveProcesses,
+  runEngine,
+  useTempDir,
+} from '../support/engine-runs.js';
 
 const TARGET: ScanTarget = {
   type: 'domain',
@@ -39,87 +39,20 @@ const TARGET: ScanTarget = {
 /** Search engines that give up at once without a network (Baidu sleeps 2-5 s between tries). */
 const QUICK_ENGINES = ['ssl', 'passivedns', 'virustotal', 'netcraft', 'threatcrowd'];
 
-function realCommand(): EngineCommand {
-  const command = sublist3rEngine.command;
-  if (command === undefined) {
-    throw new Error('the sublist3r engine has no command');
-  }
-  return command;
-}
-
-const command = realCommand();
-
-const scan: ScanRecord = {
-  id: '00000000-0000-4000-8000-000000000031',
-  tenantId: '00000000-0000-4000-8000-000000000032',
-  apiKeyId: null,
-  scanType: 'sublist3r',
-  name: 'real',
-  target: TARGET.value,
-  targetType: 'domain',
-  priority: 'normal',
-  status: 'running',
-  progress: 0,
-  tags: [],
-  options: {},
-  config: {},
-  timeoutSeconds: 600,
-  assetId: null,
-  callbackUrl: null,
-  templateId: null,
-  parentScanId: null,
-  resultCount: 0,
-  findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-  riskScore: 0,
-  error: null,
-  attempts: 1,
-  createdAt: new Date(0),
-  startedAt: new Date(0),
-  completedAt: null,
-};
+const command = engineCommand(sublist3rEngine);
 
 /** Workspaces of this file's runs live here, so their processes can be told from others'. */
-let base = '';
-
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'rampart-sublist3r-real-'));
-});
-
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+const base = useTempDir('rampart-sublist3r-real-');
 
 /** Live (not zombie) sublist3r processes whose working directory is under `base`. */
 function ourSublist3rProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      if (
-        comm === 'sublist3r' &&
-        state !== 'Z' &&
-        readlinkSync(`/proc/${entry}/cwd`).startsWith(base)
-      ) {
-        pids.push(Number(entry));
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
+  return liveProcesses((proc) => proc.comm === 'sublist3r' && proc.cwd().startsWith(base.path)).map(
+    (proc) => proc.pid,
+  );
 }
 
-interface RealRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
+interface RealRun extends EngineRun {
   readonly durationMs: number;
-  /** Milliseconds from the abort to the end of the run; null when not aborted. */
-  readonly msAfterAbort: number | null;
   /** Our sublist3r processes seen alive just before the abort. */
   readonly aliveAtAbort: number[];
 }
@@ -128,45 +61,23 @@ async function runReal(
   options: Record<string, unknown>,
   settings: { timeoutMs?: number; abortAtProgress?: number } = {},
 ): Promise<RealRun> {
-  const checked = checkEngineOptions(sublist3rEngine, options);
-  if (!checked.ok) {
-    throw new Error(checked.error.message);
-  }
-  const runner = createProcessEngineRunner(
-    { ...sublist3rEngine, binary: 'sublist3r', command },
-    { parentEnv: { PATH: process.env.PATH }, privileged: false, workspaceBase: base },
-  );
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
   let aliveAtAbort: number[] = [];
-  const started = Date.now();
-  const output = await runner.run({
-    scan,
+  const run = await runEngine({
+    engine: sublist3rEngine,
+    binary: 'sublist3r',
+    workspaceBase: base.path,
     target: TARGET,
-    options: checked.options,
-    signal: controller.signal,
+    options,
+    validate: true,
     timeoutMs: settings.timeoutMs ?? 120_000,
-    onProgress: (percent) => {
-      progress.push(percent);
-      if (settings.abortAtProgress === percent && abortedAt === null) {
-        // Let the brute-force module start its processes first.
-        setTimeout(() => {
-          aliveAtAbort = ourSublist3rProcesses();
-          abortedAt = Date.now();
-          controller.abort();
-        }, 500);
-      }
+    abortAtProgress: settings.abortAtProgress,
+    // Let the brute-force module start its processes first.
+    abortAfterMs: 500,
+    beforeAbort: () => {
+      aliveAtAbort = ourSublist3rProcesses();
     },
   });
-  const ended = Date.now();
-  return {
-    output,
-    progress,
-    durationMs: ended - started,
-    msAfterAbort: abortedAt === null ? null : ended - abortedAt,
-    aliveAtAbort,
-  };
+  return { ...run, durationMs: run.elapsedMs, aliveAtAbort };
 }
 
 describe('sublist3r (real binary) without a network', () => {
@@ -270,7 +181,7 @@ describe('sublist3r (real binary) writing a real report', () => {
     if (!checked.ok) {
       throw new Error(checked.error.message);
     }
-    const workDir = await mkdtemp(join(base, 'proxy-'));
+    const workDir = await mkdtemp(join(base.path, 'proxy-'));
     const reportPath = join(workDir, 'subdomains.txt');
     const argv = command.buildArgv({ ...checked.options, ...unchecked }, TARGET, {
       reportPath,

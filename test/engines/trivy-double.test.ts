@@ -9,23 +9,15 @@
  * timeout and the streaming parse of the replayed report. Parsing itself is tested on every
  * fixture in src/engines/trivy/parse.test.ts.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
-import { parseTarget } from '../../src/domain/targets/parse-target.js';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../../src/domain/targets/target.js';
 import type { EngineCommand } from '../../src/engines/engine.js';
 import { trivyEngine } from '../../src/engines/trivy/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import {
-  type DoubleSettings,
-  installScannerDouble,
-  pathWith,
-} from '../doubles/scanners/install-double.js';
+import type { DoubleSettings } from '../doubles/scanners/install-double.js';
+import { engineCommand, engineTarget, useNamedDouble } from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';
 
 const fixture = (name: string) => sharedPath('fixtures', 'scanner-output', 'trivy', name);
@@ -45,64 +37,23 @@ const IMAGE_SCAN_LOG = [
   '2026-08-13T20:59:31Z\tWARN\tThis OS version is no longer supported by the distribution\tfamily="alpine" version="3.11.12"',
 ];
 
-const command: EngineCommand = (() => {
-  if (trivyEngine.command === undefined) {
-    throw new Error('the trivy engine has no command');
-  }
-  return trivyEngine.command;
-})();
+const command = engineCommand(trivyEngine);
 
 function target(value: string, type: 'image' | 'url'): ScanTarget {
-  const parsed = parseTarget(value, type, trivyEngine.targetTypes, 'trivy');
-  if (!parsed.ok) {
-    throw new Error(parsed.reason);
-  }
-  return parsed.target;
+  return engineTarget(trivyEngine, value, type);
 }
 
 const IMAGE = target('bkimminich/juice-shop:v12.10.2', 'image');
 const REPOSITORY = target('https://github.com/example/app', 'url');
 
-function scanRecord(scanTarget: ScanTarget, options: Record<string, unknown>): ScanRecord {
-  return {
-    id: 'scan-trivy-double',
-    tenantId: 'tenant-1',
-    apiKeyId: null,
-    scanType: 'trivy',
-    name: 'trivy double',
-    target: scanTarget.value,
-    targetType: scanTarget.type,
-    priority: 'normal',
-    status: 'running',
-    progress: 0,
-    tags: [],
-    options,
-    config: {},
-    timeoutSeconds: 60,
-    assetId: null,
-    callbackUrl: null,
-    templateId: null,
-    parentScanId: null,
-    resultCount: 0,
-    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    riskScore: 0,
-    error: null,
-    attempts: 1,
-    createdAt: new Date(),
-    startedAt: new Date(),
-    completedAt: null,
-  };
-}
-
-let root = '';
-let doubles = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rampart-trivy-double-test-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
+/** Installs the named test double of trivy with a run's settings on a PATH of its own. */
+const runWithDouble = useNamedDouble({
+  engine: trivyEngine,
+  binary: 'trivy',
+  tool: 'trivy',
+  tempPrefix: 'rampart-trivy-double-test-',
+  target: IMAGE,
+  validate: true,
 });
 
 interface RunOptions {
@@ -125,60 +76,17 @@ interface RunResult {
   readonly afterCancelMs: number | null;
 }
 
-/** Installs the trivy double with `settings` on a PATH of its own and runs one scan through it. */
+/** Runs one scan of the trivy double installed with `settings`, options validated as the API would. */
 async function scanWithDouble(settings: DoubleSettings, run: RunOptions = {}): Promise<RunResult> {
-  doubles += 1;
-  const binDir = join(root, `bin-${doubles}`);
-  const argvLog = join(root, `argv-${doubles}.log`);
-  await installScannerDouble(binDir, 'trivy', 'trivy', { ...settings, argvLog });
-  const runner = createProcessEngineRunner(
-    { ...trivyEngine, binary: 'trivy', command: run.engineCommand ?? command },
-    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false },
-  );
-  const scanTarget = run.scanTarget ?? IMAGE;
-  const checked = checkEngineOptions(trivyEngine, run.options ?? {});
-  if (!checked.ok) {
-    throw new Error(checked.error.message);
-  }
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
-  const onProgress = (percent: number) => {
-    progress.push(percent);
-    if (
-      run.cancelAtProgress !== undefined &&
-      percent >= run.cancelAtProgress &&
-      abortedAt === null
-    ) {
-      abortedAt = performance.now();
-      controller.abort();
-    }
-  };
-  const started = performance.now();
-  const output = await createRun();
-  const finished = performance.now();
-  const log = await readFile(argvLog, 'utf8').catch(() => '');
-  return {
-    output,
-    progress,
-    argvs: log
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as string[]),
-    elapsedMs: finished - started,
-    afterCancelMs: abortedAt === null ? null : finished - abortedAt,
-  };
-
-  function createRun(): Promise<EngineRunOutput> {
-    return runner.run({
-      scan: scanRecord(scanTarget, checked.ok ? checked.options : {}),
-      target: scanTarget,
-      options: checked.ok ? checked.options : {},
-      signal: controller.signal,
-      timeoutMs: run.timeoutMs ?? 30_000,
-      onProgress,
-    });
-  }
+  const result = await runWithDouble({
+    settings,
+    target: run.scanTarget,
+    options: run.options,
+    timeoutMs: run.timeoutMs,
+    abortAtProgress: run.cancelAtProgress,
+    command: run.engineCommand,
+  });
+  return { ...result, afterCancelMs: result.msAfterAbort };
 }
 
 /** The report path the double was given (`--output <path>`). */

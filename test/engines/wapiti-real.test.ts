@@ -6,81 +6,13 @@
  * worker without it could not scan either.
  */
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
+import { describe, expect, it } from 'vitest';
 import { finalizeFindings } from '../../src/domain/findings/fingerprint.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
-import { parseTarget } from '../../src/domain/targets/parse-target.js';
-import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
-import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import { wapitiEngine } from '../../src/engines/wapiti/engine.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import { startVulnerableApp, type VulnerableApp } from '../support/vulnerable-app.js';
+import { type EngineRun, engineTarget, ourChildren, runEngine } from '../support/engine-runs.js';
+import { useSilentServer, useVulnerableApp } from '../support/web-scan.js';
 
 const WAPITI_TIMEOUT_MS = 60_000;
-
-function realCommand(): EngineCommand {
-  const command = wapitiEngine.command;
-  if (command === undefined) {
-    throw new Error('the wapiti engine has no command');
-  }
-  return command;
-}
-
-const runner = createProcessEngineRunner(
-  { ...wapitiEngine, binary: 'wapiti', command: realCommand() },
-  { parentEnv: { PATH: process.env.PATH }, privileged: false },
-);
-
-function urlTarget(value: string): ScanTarget {
-  const parsed = parseTarget(value, 'url', ['url'], 'wapiti');
-  if (!parsed.ok) {
-    throw new Error(`test target refused: ${parsed.reason}`);
-  }
-  return parsed.target;
-}
-
-function scanRecord(target: ScanTarget): ScanRecord {
-  return {
-    id: '00000000-0000-4000-8000-000000000031',
-    tenantId: '00000000-0000-4000-8000-000000000032',
-    apiKeyId: null,
-    scanType: 'wapiti',
-    name: 'wapiti real',
-    target: target.value,
-    targetType: 'url',
-    priority: 'normal',
-    status: 'running',
-    progress: 0,
-    tags: [],
-    options: {},
-    config: {},
-    timeoutSeconds: 60,
-    assetId: null,
-    callbackUrl: null,
-    templateId: null,
-    parentScanId: null,
-    resultCount: 0,
-    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    riskScore: 0,
-    error: null,
-    attempts: 1,
-    createdAt: new Date(0),
-    startedAt: new Date(0),
-    completedAt: null,
-  };
-}
-
-interface RealRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
-  readonly durationMs: number;
-  /** From the abort to the runner's answer; null when not cancelled. */
-  readonly msAfterAbort: number | null;
-}
 
 /**
  * One scan through the runner, with options validated (and defaulted) as the API would. With
@@ -90,94 +22,33 @@ async function scan(
   url: string,
   options: Record<string, unknown>,
   cancelWhenRunning = false,
-): Promise<RealRun> {
-  const check = checkEngineOptions(wapitiEngine, options);
-  if (!check.ok) {
-    throw new Error(`test options refused: ${check.error.message}`);
-  }
-  const target = urlTarget(url);
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
+): Promise<EngineRun & { readonly durationMs: number }> {
   const before = wapitiChildren();
-  const started = Date.now();
-  const running = runner.run({
-    scan: scanRecord(target),
-    target,
-    options: check.options,
-    signal: controller.signal,
+  const run = await runEngine({
+    engine: wapitiEngine,
+    binary: 'wapiti',
+    target: engineTarget(wapitiEngine, url, 'url'),
+    options,
+    validate: true,
     timeoutMs: WAPITI_TIMEOUT_MS,
-    onProgress: (percent) => progress.push(percent),
+    ...(cancelWhenRunning
+      ? {
+          abortOnceTrue: () => wapitiChildren().some((pid) => !before.includes(pid)),
+          abortAfterMs: 500,
+        }
+      : {}),
   });
-  if (cancelWhenRunning) {
-    const deadline = Date.now() + 10_000;
-    while (!wapitiChildren().some((pid) => !before.includes(pid)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    abortedAt = Date.now();
-    controller.abort();
-  }
-  const output = await running;
-  const ended = Date.now();
-  return {
-    output,
-    progress,
-    durationMs: ended - started,
-    msAfterAbort: abortedAt === null ? null : ended - abortedAt,
-  };
+  return { ...run, durationMs: run.elapsedMs };
 }
 
 /** wapiti processes (python3 running /usr/bin/wapiti) that are children of this test process. */
 function wapitiChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (
-        fields[0] !== 'Z' &&
-        Number(fields[1]) === process.pid &&
-        cmdline.includes('wapiti') &&
-        cmdline.includes('--no-bugreport')
-      ) {
-        pids.push(Number(entry));
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
+  return ourChildren('wapiti', '--no-bugreport');
 }
 
-let app: VulnerableApp;
+const app = useVulnerableApp();
 /** Accepts connections and never answers: wapiti's crawler waits on its first request. */
-let silent: Server;
-const silentSockets = new Set<Socket>();
-
-beforeAll(async () => {
-  app = await startVulnerableApp();
-  silent = createServer((socket) => {
-    silentSockets.add(socket);
-    socket.on('error', () => {
-      // wapiti's connection is cut when it is killed; expected here.
-    });
-    socket.on('close', () => silentSockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-});
-
-afterAll(async () => {
-  for (const socket of silentSockets) {
-    socket.destroy();
-  }
-  await new Promise((resolve) => silent.close(resolve));
-  await app.close();
-});
+const silent = useSilentServer();
 
 describe('wapiti (real binary) through the process runner', { timeout: 90_000 }, () => {
   it('finds the reflected XSS in /hello?name and the SQL injection in /search?q', async () => {
@@ -234,7 +105,7 @@ describe('wapiti (real binary) through the process runner', { timeout: 90_000 },
 
   it('stops a cancelled running wapiti within 2 s', async () => {
     // The silent server keeps wapiti's crawler waiting on its first request (for seconds).
-    const port = (silent.address() as { port: number }).port;
+    const port = silent.port;
     const before = wapitiChildren();
     const run = await scan(`http://127.0.0.1:${port}/`, { modules: ['xss'] }, true);
     expect(run.output.ending).toBe('cancelled');

@@ -10,24 +10,15 @@
  * cancellation and timeouts end the scan as they should. What it cannot prove: how the real ZAP
  * reads the plan and behaves.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
-import type { ScanRecord } from '../../src/domain/scans/scan.js';
+import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../../src/domain/targets/target.js';
-import type { EngineCommand } from '../../src/engines/engine.js';
 import { buildZapArgv, ZAP_HOME_DIR } from '../../src/engines/zap/argv.js';
 import { zapEngine } from '../../src/engines/zap/engine.js';
 import { zapOptionsWithDefaults } from '../../src/engines/zap/options.js';
 import { renderZapPlan } from '../../src/engines/zap/plan.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
-import {
-  type DoubleSettings,
-  installScannerDouble,
-  pathWith,
-} from '../doubles/scanners/install-double.js';
+import { engineCommand, loggedArgv, useNamedDouble } from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';
 
 const FIXTURES = sharedPath('fixtures', 'scanner-output', 'zap');
@@ -62,113 +53,14 @@ const ZAP_STDOUT = [
   'Automation plan succeeded!',
 ];
 
-function realCommand(): EngineCommand {
-  const command = zapEngine.command;
-  if (command === undefined) {
-    throw new Error('the zap engine has no command');
-  }
-  return command;
-}
-
-const scan: ScanRecord = {
-  id: '00000000-0000-4000-8000-000000000021',
-  tenantId: '00000000-0000-4000-8000-000000000022',
-  apiKeyId: null,
-  scanType: 'zap',
-  name: 'double',
-  target: TARGET.value,
-  targetType: 'url',
-  priority: 'normal',
-  status: 'running',
-  progress: 0,
-  tags: [],
-  options: {},
-  config: {},
-  timeoutSeconds: 7200,
-  assetId: null,
-  callbackUrl: null,
-  templateId: null,
-  parentScanId: null,
-  resultCount: 0,
-  findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-  riskScore: 0,
-  error: null,
-  attempts: 1,
-  createdAt: new Date(0),
-  startedAt: new Date(0),
-  completedAt: null,
-};
-
-let root = '';
-let installs = 0;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rampart-zap-double-'));
+/** Installs the named test double with a run's settings on a PATH of its own and runs one scan. */
+const runWithDouble = useNamedDouble({
+  engine: zapEngine,
+  binary: 'zap.sh',
+  tool: 'zap',
+  tempPrefix: 'rampart-zap-double-',
+  target: TARGET,
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-interface DoubleRun {
-  readonly output: EngineRunOutput;
-  readonly progress: number[];
-  readonly argvLog: string;
-  /** Milliseconds from the abort to the end of the run; null when not aborted. */
-  readonly msAfterAbort: number | null;
-}
-
-interface RunOptions {
-  readonly settings: DoubleSettings;
-  readonly options?: Record<string, unknown>;
-  readonly command?: EngineCommand;
-  readonly timeoutMs?: number;
-  /** Abort once the first progress value arrives. */
-  readonly cancelOnProgress?: boolean;
-}
-
-/** Installs the double with `settings` on a PATH of its own and runs one scan through the runner. */
-async function runWithDouble(run: RunOptions): Promise<DoubleRun> {
-  installs += 1;
-  const binDir = join(root, `bin-${installs}`);
-  const argvLog = join(root, `argv-${installs}.log`);
-  await installScannerDouble(binDir, 'zap.sh', 'zap', { ...run.settings, argvLog });
-  const runner = createProcessEngineRunner(
-    { ...zapEngine, binary: 'zap.sh', command: run.command ?? realCommand() },
-    { parentEnv: { PATH: pathWith(binDir, process.env.PATH) }, privileged: false },
-  );
-  const controller = new AbortController();
-  const progress: number[] = [];
-  let abortedAt: number | null = null;
-  const output = await runner.run({
-    scan,
-    target: TARGET,
-    options: run.options ?? {},
-    signal: controller.signal,
-    timeoutMs: run.timeoutMs ?? 30_000,
-    onProgress: (percent) => {
-      progress.push(percent);
-      if (run.cancelOnProgress === true && abortedAt === null) {
-        abortedAt = Date.now();
-        controller.abort();
-      }
-    },
-  });
-  return {
-    output,
-    progress,
-    argvLog,
-    msAfterAbort: abortedAt === null ? null : Date.now() - abortedAt,
-  };
-}
-
-async function loggedArgv(path: string): Promise<string[][]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as string[]);
-}
 
 /** The scan workspace, from the `-dir <workspace>/zap-home` argument. */
 function workspaceOf(argv: readonly string[]): string {
@@ -262,7 +154,7 @@ describe('zap through the process runner, against the zap.sh test double', () =>
 
   it('a cancel while ZAP runs ends in cancelled within 2 s', async () => {
     const run = await runWithDouble({
-      cancelOnProgress: true,
+      abortAtProgress: 0, // the first progress value
       settings: { fixture: BASELINE, stdoutLines: ['Job spider started'], holdMs: 30_000 },
     });
     expect(run.output.ending).toBe('cancelled');
@@ -309,7 +201,7 @@ describe('zap through the process runner, against the zap.sh test double', () =>
       '-config takes key=value',
     ],
   ])('an argv the double refuses (%s) ends in engine-error', async (_name, change, reason) => {
-    const command = realCommand();
+    const command = engineCommand(zapEngine);
     const run = await runWithDouble({
       command: {
         ...command,
@@ -325,7 +217,7 @@ describe('zap through the process runner, against the zap.sh test double', () =>
   });
 
   it('a plan without the target ends in engine-error', async () => {
-    const command = realCommand();
+    const command = engineCommand(zapEngine);
     const run = await runWithDouble({
       command: {
         ...command,

@@ -1,0 +1,155 @@
+/**
+ * What the tests that scan the deliberately vulnerable test app with a real scanner (sqlmap,
+ * wapiti) set up: the vulnerable app, a server that never answers (to cancel a scan that is
+ * waiting), and for the end-to-end tests an app whose one worker runs only that engine, through
+ * the runners a worker builds at start, with ALLOW_PRIVATE_TARGETS (the vulnerable app is on
+ * 127.0.0.1, as a deployment scanning its own network would set it), and a key whose rate limit
+ * lets a test poll its scans for minutes.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { EngineName } from '../../src/engines/engine.js';
+import { realEngineRunners } from '../../src/main/workers.js';
+import type { EngineRunner } from '../../src/use-cases/ports.js';
+import {
+  createKey,
+  TEST_ENGINES,
+  TEST_JWT_SECRET,
+  type TestApp,
+  tokenFor,
+  useTestApp,
+} from './harness.js';
+import { getScan } from './scans.js';
+import { startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
+
+/** The deliberately vulnerable test app for the whole test file; read `url` inside tests and hooks. */
+export function useVulnerableApp(): { readonly url: string } {
+  let vulnerable: VulnerableApp | null = null;
+  beforeAll(async () => {
+    vulnerable = await startVulnerableApp();
+  });
+  afterAll(async () => {
+    await vulnerable?.close();
+  });
+  return {
+    get url() {
+      if (vulnerable === null) {
+        throw new Error('useVulnerableApp: the app exists only inside tests and hooks');
+      }
+      return vulnerable.url;
+    },
+  };
+}
+
+/**
+ * A TCP server on 127.0.0.1 for the whole test file that accepts connections and never answers:
+ * a scanner sent there waits on its first request until it is stopped. Read `port` inside tests.
+ */
+export function useSilentServer(): { readonly port: number } {
+  let server: Server | null = null;
+  const sockets = new Set<Socket>();
+  beforeAll(async () => {
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {
+        // the scanner's connection is cut when it is killed; expected here.
+      });
+      socket.on('close', () => sockets.delete(socket));
+    });
+    server = silent;
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    for (const socket of sockets) {
+      socket.destroy();
+    }
+    const silent = server;
+    if (silent !== null) {
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+  return {
+    get port() {
+      const address = server?.address();
+      if (address === undefined || address === null || typeof address === 'string') {
+        throw new Error('useSilentServer: the server listens only inside tests and hooks');
+      }
+      return address.port;
+    },
+  };
+}
+
+/**
+ * A key of a new tenant with a generous rate limit: scans of a real scanner run for seconds and
+ * are polled all along, which the default 60 requests a minute would not allow.
+ */
+export async function createPollingKey(app: TestApp): Promise<string> {
+  const created = await createKey(app, await tokenFor(randomUUID()), {
+    rateLimitPerMinute: 1000,
+    rateLimitPerHour: 50_000,
+  });
+  return created.rawKey;
+}
+
+export interface WebScanContext {
+  /** The runners the worker was given: only `engine`'s. */
+  readonly runners: ReadonlyMap<string, EngineRunner>;
+  readonly app: TestApp;
+  readonly key: string;
+  readonly vulnerable: { readonly url: string };
+  /** Polls the scan every 250 ms (the scanner runs for seconds) until it has ended. */
+  waitUntilEnded(id: string, timeoutMs: number): ReturnType<typeof getScan>;
+}
+
+/**
+ * For a test file: the app (with a test database), the vulnerable app and the key, made before
+ * its tests and closed after them. Read the fields inside tests and hooks.
+ */
+export function useWebScanApp(engine: EngineName): WebScanContext {
+  // The runners a worker builds at start (`realEngineRunners`, which takes every engine with a
+  // `command` whose binary was found), here with only `engine` reported as installed.
+  const runners = realEngineRunners(
+    loadConfig({ JWT_SECRET: TEST_JWT_SECRET, PATH: process.env.PATH ?? '' }),
+    TEST_ENGINES.map((listed) => ({ ...listed, available: listed.name === engine })),
+  );
+  const ctx = useTestApp(
+    {
+      WORKERS: '1',
+      WORKER_CONCURRENCY: '1',
+      ALLOW_PRIVATE_TARGETS: 'true',
+      WORKER_SHUTDOWN_GRACE_MS: '100',
+    },
+    { engineRunners: runners },
+  );
+  let key = '';
+  beforeAll(async () => {
+    key = await createPollingKey(ctx.app);
+  });
+  const vulnerable = useVulnerableApp();
+
+  return {
+    runners,
+    get app() {
+      return ctx.app;
+    },
+    get key() {
+      return key;
+    },
+    vulnerable,
+    async waitUntilEnded(id, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const scan = await getScan(ctx.app, key, id);
+        if (['completed', 'failed', 'cancelled'].includes(scan.status)) {
+          return scan;
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`scan ${id} is still ${scan.status} after ${timeoutMs} ms`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+  };
+}
