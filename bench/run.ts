@@ -80,6 +80,9 @@ async function startRampart(
       LOG_LEVEL: 'warn',
       // API only: scans created by the benchmark must not start real scanners.
       WORKERS: '0',
+      // The POST /api/v1/scans runs create a few hundred thousand scans: the default quota of
+      // 1,000 a month would turn all but the first thousand into 429 QUOTA_EXCEEDED.
+      DEFAULT_MONTHLY_SCAN_QUOTA: '10000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -299,9 +302,14 @@ async function benchCreateScans(
     console.log(`\nPOST /api/v1/scans, medians of ${RUNS} runs of ${SECONDS} s at 10 connections:`);
     console.table(rows);
     const ours = rows.find((row) => row.target === 'POST scans');
-    console.log(
-      `target (ratio >= 0.12 to hello-world): ${Number(ours?.ratio) >= 0.12 ? 'met' : 'NOT met'}`,
-    );
+    // A run that answered errors measured the errors, not the route.
+    const verdict =
+      Number(ours?.['non-2xx']) > 0
+        ? `INVALID (${ours?.['non-2xx']} non-2xx answers)`
+        : Number(ours?.ratio) >= 0.12
+          ? 'met'
+          : 'NOT met';
+    console.log(`target (ratio >= 0.12 to hello-world): ${verdict}`);
     return rows;
   } finally {
     insert.kill('SIGTERM');
