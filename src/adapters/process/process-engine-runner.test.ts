@@ -190,6 +190,21 @@ describe('process engine runner', () => {
     );
   });
 
+  it('fails a run whose output says it tested nothing, keeping the findings it reported', async () => {
+    const engine = engineRunning(
+      `console.log('FATAL first'); console.log('FATAL target unreachable'); console.log('done');
+       require('node:fs').writeFileSync(process.argv[1], 'partial\\n');`,
+      {
+        failure: (line, stream) =>
+          stream === 'stdout' && line.startsWith('FATAL ') ? line.slice(6) : null,
+      },
+    );
+    const { output } = await run(engine);
+    expect(output.ending).toBe('engine-error');
+    expect(output.message).toBe(`${nmapEngine.name} failed: target unreachable`);
+    expect(output.findings.map((finding) => finding.ruleId)).toEqual(['partial']);
+  });
+
   it('treats a missing report as empty when the tool may write none', async () => {
     const engine = engineRunning('', {});
     const { output } = await run(engine);
