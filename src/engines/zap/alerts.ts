@@ -52,6 +52,43 @@ export interface ZapAlert {
   readonly instances: readonly ZapInstance[];
 }
 
+/** The text fields of an alert, the same in the JSON and the XML report. */
+export const ALERT_FIELDS = [
+  'pluginid',
+  'alertRef',
+  'alert',
+  'name',
+  'riskcode',
+  'confidence',
+  'riskdesc',
+  'desc',
+  'count',
+  'solution',
+  'otherinfo',
+  'reference',
+  'cweid',
+  'wascid',
+  'sourceid',
+] as const satisfies ReadonlyArray<keyof ZapAlert>;
+
+export type AlertField = (typeof ALERT_FIELDS)[number];
+
+/**
+ * An alert from a reader of its text fields (absent fields read as ''), its tags and instances:
+ * what both report formats build.
+ */
+export function alertOf(
+  field: (name: AlertField) => string,
+  tags: ZapAlert['tags'],
+  instances: readonly ZapInstance[],
+): ZapAlert {
+  const texts = Object.fromEntries(ALERT_FIELDS.map((name) => [name, field(name)])) as Record<
+    AlertField,
+    string
+  >;
+  return { ...texts, tags, instances };
+}
+
 /** Longest text kept per field while reading (ZAP's `desc` texts are a few KB at most). */
 export const MAX_ALERT_TEXT = 16_384;
 /** Longest text kept per instance field (evidence can be a whole response body). */

@@ -11,6 +11,9 @@
  */
 import { JSONParser } from '@streamparser/json';
 import {
+  ALERT_FIELDS,
+  type AlertField,
+  alertOf,
   capText,
   MAX_ALERT_TEXT,
   MAX_INSTANCE_TEXT,
@@ -20,27 +23,6 @@ import {
   type ZapInstance,
   type ZapSite,
 } from './alerts.js';
-
-/** The alert keys we read (tags and request/response data are not). */
-const ALERT_FIELDS = [
-  'pluginid',
-  'alertRef',
-  'alert',
-  'name',
-  'riskcode',
-  'confidence',
-  'riskdesc',
-  'desc',
-  'count',
-  'solution',
-  'otherinfo',
-  'reference',
-  'cweid',
-  'wascid',
-  'sourceid',
-] as const satisfies ReadonlyArray<keyof ZapAlert>;
-
-type AlertField = (typeof ALERT_FIELDS)[number];
 
 const SITE_FIELDS = { '@name': 'name', '@host': 'host', '@port': 'port', '@ssl': 'ssl' } as const;
 
@@ -88,26 +70,7 @@ interface PendingAlert {
 }
 
 function toAlert(pending: PendingAlert): ZapAlert {
-  const field = (name: AlertField) => pending.fields[name] ?? '';
-  return {
-    pluginid: field('pluginid'),
-    alertRef: field('alertRef'),
-    alert: field('alert'),
-    name: field('name'),
-    riskcode: field('riskcode'),
-    confidence: field('confidence'),
-    riskdesc: field('riskdesc'),
-    desc: field('desc'),
-    solution: field('solution'),
-    otherinfo: field('otherinfo'),
-    reference: field('reference'),
-    cweid: field('cweid'),
-    wascid: field('wascid'),
-    sourceid: field('sourceid'),
-    count: field('count'),
-    tags: [],
-    instances: pending.instances,
-  };
+  return alertOf((name) => pending.fields[name] ?? '', [], pending.instances);
 }
 
 /** A chunk-independent description of a parser error (never the library's chunk offsets). */

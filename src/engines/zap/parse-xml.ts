@@ -24,6 +24,7 @@ import {
   type XmlNode,
 } from '../xml-tree.js';
 import {
+  alertOf,
   capText,
   MAX_ALERT_TEXT,
   MAX_INSTANCE_TEXT,
@@ -112,25 +113,7 @@ function readAlert(node: XmlNode): { alert: ZapAlert; dropped: number } {
     link: text(tag, 'link', MAX_INSTANCE_TEXT),
   }));
   return {
-    alert: {
-      pluginid: field('pluginid'),
-      alertRef: field('alertRef'),
-      alert: field('alert'),
-      name: field('name'),
-      riskcode: field('riskcode'),
-      confidence: field('confidence'),
-      riskdesc: field('riskdesc'),
-      desc: field('desc'),
-      solution: field('solution'),
-      otherinfo: field('otherinfo'),
-      reference: field('reference'),
-      cweid: field('cweid'),
-      wascid: field('wascid'),
-      sourceid: field('sourceid'),
-      count: field('count'),
-      tags,
-      instances: all.slice(0, MAX_INSTANCES_PER_ALERT).map(readInstance),
-    },
+    alert: alertOf(field, tags, all.slice(0, MAX_INSTANCES_PER_ALERT).map(readInstance)),
     dropped: Math.max(0, all.length - MAX_INSTANCES_PER_ALERT),
   };
 }
