@@ -12,6 +12,9 @@
  *
  * Then (issue 6): every engine's report parser on every real fixture, peak RSS per fixture in a
  * fresh process and MB/s for fixtures over 1 MB (bench/parsers.ts).
+ *
+ * Then (sentinel): correlation of findings of five engines at 10k, 100k and 1M findings, time and
+ * growth (bench/correlation.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
+import { benchCorrelation, reportCorrelation } from './correlation.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
@@ -217,11 +221,13 @@ async function main() {
     const queue = await benchQueue();
     const parsers = benchParsers();
     reportParsers(parsers);
+    const correlation = await benchCorrelation();
+    reportCorrelation(correlation);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
       JSON.stringify(
-        { date: new Date().toISOString(), summary, results, scans, queue, parsers },
+        { date: new Date().toISOString(), summary, results, scans, queue, parsers, correlation },
         null,
         2,
       ),
