@@ -131,6 +131,40 @@ export interface NewScan {
   readonly parentScanId: string | null;
 }
 
+/** What a sentinel scan stores besides its parent and child rows (the plan's outcome). */
+export interface NewSentinelRun {
+  readonly depth: string;
+  readonly correlate: boolean;
+  readonly riskScore: boolean;
+  readonly skipped: ReadonlyArray<{ readonly engine: string; readonly reason: string }>;
+}
+
+/** A sentinel child scan as the API shows it in its parent's detail. */
+export interface SentinelChildSummary {
+  readonly scanId: string;
+  readonly engine: string;
+  readonly status: ScanStatus;
+  readonly progress: number;
+  readonly resultCount: number;
+  readonly findingsSummary: Record<Severity, number>;
+  readonly error: { readonly code: string; readonly message: string } | null;
+}
+
+/** The sentinel part of a parent scan. */
+export interface SentinelRunView {
+  readonly depth: string;
+  readonly correlate: boolean;
+  readonly riskScore: boolean;
+  readonly skipped: ReadonlyArray<{ readonly engine: string; readonly reason: string }>;
+  readonly children: readonly SentinelChildSummary[];
+  /** The scan's risk factors once its findings were collected (riskScore on), else null. */
+  readonly riskFactors: ReadonlyArray<{
+    readonly factor: string;
+    readonly points: number;
+    readonly detail: string;
+  }> | null;
+}
+
 export interface Page {
   readonly page: number;
   readonly limit: number;
@@ -148,13 +182,33 @@ export interface ScanStore {
    * workers, atomically; null when the month's quota is used up (nothing is stored).
    */
   insert(scan: NewScan, quotaMonth: string): Promise<ScanRecord | null>;
+  /**
+   * Stores a sentinel scan: the parent (counted against the quota like `insert`), its children
+   * (queued, not counted) and its run record, atomically; null when the quota is used up.
+   */
+  insertSentinel(
+    parent: NewScan,
+    children: readonly NewScan[],
+    run: NewSentinelRun,
+    quotaMonth: string,
+  ): Promise<ScanRecord | null>;
+  /** The sentinel part of a parent scan (null for any other scan). */
+  sentinelRun(tenantId: string, scanId: string): Promise<SentinelRunView | null>;
   get(tenantId: string, id: string): Promise<ScanRecord | null>;
   list(
     tenantId: string,
-    filter: { readonly scanType: string | null; readonly status: ScanStatus | null },
+    filter: {
+      readonly scanType: string | null;
+      readonly status: ScanStatus | null;
+      /** null: top-level scans only (sentinel children are hidden); an id: that scan's children. */
+      readonly parentScanId: string | null;
+    },
     page: Page,
   ): Promise<{ readonly scans: ScanRecord[]; readonly total: number }>;
-  /** Cancels a queued or running scan and tells the worker running it, in one transaction. */
+  /**
+   * Cancels a queued or running scan and tells the worker running it, in one transaction; a
+   * sentinel scan's unfinished children are cancelled with it.
+   */
   cancel(tenantId: string, id: string): Promise<CancelResult>;
   listFindings(
     tenantId: string,

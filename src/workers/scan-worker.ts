@@ -8,7 +8,9 @@
  *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
  *   whichever worker runs the scan, so the process stops within the runner's kill grace.
  * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
- *   WORKER_LOST.
+ *   WORKER_LOST, and collects sentinel scans whose children all ended without being collected.
+ * - A sentinel child starts its parent when it starts, moves the parent's progress with its own,
+ *   and asks for the parent's collection when it ends (adapters/queue/collect-sentinel.ts).
  * - stop(): no more claims; running scans get `graceMs` to finish, then are aborted and handed back
  *   to the queue.
  */
@@ -23,6 +25,12 @@ import {
   unregisterWorker,
 } from '../adapters/db/workers.repository.js';
 import { claimScans } from '../adapters/queue/claim-scans.js';
+import {
+  collectPendingSentinels,
+  collectSentinel,
+  startParent,
+  updateParentProgress,
+} from '../adapters/queue/collect-sentinel.js';
 import { finishScan } from '../adapters/queue/finish-scan.js';
 import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
 import { renewLeases, setProgress } from '../adapters/queue/renew-leases.js';
@@ -115,12 +123,30 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       }
       lastProgress = percent;
       lastProgressAt = now;
-      setProgress(db, id, scan.id, percent).catch((error: unknown) =>
-        log.warn({ err: error, scanId: scan.id }, 'could not record progress'),
-      );
+      setProgress(db, id, scan.id, percent)
+        .then(() =>
+          scan.parentScanId === null ? undefined : updateParentProgress(db, scan.parentScanId),
+        )
+        .catch((error: unknown) =>
+          log.warn({ err: error, scanId: scan.id }, 'could not record progress'),
+        );
+    };
+    // A sentinel child: its parent runs from the moment its first child does.
+    const parentScanId = scan.parentScanId;
+    const collectParent = async () => {
+      if (parentScanId !== null) {
+        await collectSentinel(database, parentScanId).catch((error: unknown) =>
+          log.error({ err: error, scanId: parentScanId }, 'could not collect the sentinel scan'),
+        );
+      }
     };
     const done = (async () => {
       try {
+        if (parentScanId !== null) {
+          await startParent(db, parentScanId).catch((error: unknown) =>
+            log.warn({ err: error, scanId: parentScanId }, 'could not start the sentinel scan'),
+          );
+        }
         const result = await runScan(options, scan, controller.signal, onProgress);
         const reason = controller.signal.reason as AbortReason | undefined;
         if (reason === 'shutdown' || reason === 'lost') {
@@ -157,6 +183,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
             claiming = false;
           }
         }
+        await collectParent();
         options.onScanEnded?.();
         log.info(
           {
@@ -186,6 +213,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         ).catch((inner: unknown) =>
           log.error({ err: inner, scanId: scan.id }, 'could not fail scan'),
         );
+        await collectParent();
       } finally {
         running.delete(scan.id);
         void pump();
@@ -222,6 +250,10 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       const { requeued, failed } = await reclaimLostScans(db);
       if (requeued + failed > 0) {
         log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
+      }
+      const collected = await collectPendingSentinels(database);
+      if (collected > 0) {
+        log.warn({ collected }, 'collected sentinel scans nobody had collected');
       }
       await pruneWorkers(db, 10 * 60_000);
     } catch (error) {

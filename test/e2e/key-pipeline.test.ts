@@ -60,8 +60,8 @@ describe('GET /api/v1/engines behind the key pipeline', () => {
     ]);
     expect(list[0]).toMatchObject({ name: 'nmap', available: true, version: '7.93' });
     expect(list.find((e) => e.name === 'zap')).toMatchObject({ available: false });
-    // sentinel runs only where a worker registers it (not yet: it orchestrates the others).
-    expect(list.find((e) => e.name === 'sentinel')).toMatchObject({ available: false });
+    // sentinel runs the others: available as soon as a worker registered one of them.
+    expect(list.find((e) => e.name === 'sentinel')).toMatchObject({ available: true });
     expect(list[0]?.targetTypes).toEqual(
       expect.arrayContaining(['host', 'ip', 'network', 'domain']),
     );

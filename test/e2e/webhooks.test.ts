@@ -12,6 +12,7 @@ import { createTestDatabase } from '../support/database.js';
 import { createKey, startApp, type TestApp, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { answerWith, type HttpsReceiver, startHttpsReceiver } from '../support/tls.js';
+import { until } from '../support/until.js';
 
 const DELAYS = [0, 200, 400, 800];
 const lookup = async (host: string): Promise<string[]> => {
@@ -75,20 +76,6 @@ async function createWebhook(body: Record<string, unknown>, apiKey = key, app = 
 /** Requests the receiver got at `path`. */
 const at = (path: string, from: HttpsReceiver = receiver) =>
   from.requests.filter((request) => request.url === path);
-
-async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`condition not met within ${ms} ms: ${JSON.stringify(value)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('webhook endpoints', () => {
   it('creates a webhook with a wh- id, default events and the secret once', async () => {

@@ -44,3 +44,24 @@ export async function waitForStatus(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** Polls GET /api/v1/scans/:id every `everyMs` until the scan has ended (a real scanner runs for seconds). */
+export async function waitUntilEnded(
+  app: TestApp,
+  key: string,
+  id: string,
+  timeoutMs: number,
+  everyMs = 250,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const scan = await getScan(app, key, id);
+    if (['completed', 'failed', 'cancelled'].includes(scan.status)) {
+      return scan;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`scan ${id} is still ${scan.status} after ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -21,7 +21,7 @@ import {
   tokenFor,
   useTestApp,
 } from './harness.js';
-import { getScan } from './scans.js';
+import { type getScan, waitUntilEnded } from './scans.js';
 import { startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
 
 /** The deliberately vulnerable test app for the whole test file; read `url` inside tests and hooks. */
@@ -138,18 +138,6 @@ export function useWebScanApp(engine: EngineName): WebScanContext {
       return key;
     },
     vulnerable,
-    async waitUntilEnded(id, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const scan = await getScan(ctx.app, key, id);
-        if (['completed', 'failed', 'cancelled'].includes(scan.status)) {
-          return scan;
-        }
-        if (Date.now() > deadline) {
-          throw new Error(`scan ${id} is still ${scan.status} after ${timeoutMs} ms`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    },
+    waitUntilEnded: (id, timeoutMs) => waitUntilEnded(ctx.app, key, id, timeoutMs),
   };
 }

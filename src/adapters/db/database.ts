@@ -13,6 +13,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   scan_templates: ScanTemplatesTable;
   tenant_monthly_scans: TenantMonthlyScansTable;
+  sentinel_runs: SentinelRunsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -119,6 +120,11 @@ export interface FindingsTable {
   refs: string[];
   fingerprint: string;
   raw: ColumnType<unknown, string | null, string | null>;
+  /** sentinel findings: the engines' original findings (JSON array), else null. */
+  sources: ColumnType<unknown, string | null | undefined, string | null>;
+  correlated_by: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** sentinel findings with riskScore: `{ score, factors }`, else null. */
+  risk: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -216,3 +222,18 @@ export interface TenantMonthlyScansTable {
 }
 
 export type ScanTemplateRow = Selectable<ScanTemplatesTable>;
+
+export interface SentinelRunsTable {
+  scan_id: string;
+  tenant_id: string;
+  depth: string;
+  correlate: boolean;
+  risk_score: boolean;
+  /** `[{ engine, reason }]`: engines planning left out. */
+  skipped: ColumnType<unknown, string | undefined, string>;
+  /** The scan's risk factors once collected (riskScore on), else null. */
+  risk_factors: ColumnType<unknown, string | null | undefined, string | null>;
+  collected_at: NullableTimestamp;
+}
+
+export type SentinelRunRow = Selectable<SentinelRunsTable>;

@@ -26,8 +26,15 @@ export const FINDING_COLUMNS = [
   'refs',
   'fingerprint',
   'raw',
+  'sources',
+  'correlated_by',
+  'risk',
   'created_at',
 ] as const;
+
+function json(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
 
 export function toFinding(row: Pick<FindingRow, (typeof FINDING_COLUMNS)[number]>): Finding {
   return {
@@ -46,26 +53,49 @@ export function toFinding(row: Pick<FindingRow, (typeof FINDING_COLUMNS)[number]
     remediation: row.remediation,
     references: row.refs,
     fingerprint: row.fingerprint,
-    raw: typeof row.raw === 'string' ? JSON.parse(row.raw) : row.raw,
+    raw: json(row.raw),
     createdAt: row.created_at,
+    correlation:
+      row.sources === null
+        ? null
+        : {
+            sources: json(row.sources) as unknown[],
+            correlatedBy: row.correlated_by ?? [],
+            risk: json(row.risk) ?? null,
+          },
   };
 }
 
-// 23 columns a row: 1,000 rows stay far below PostgreSQL's 65,535 parameters per statement.
+/** What a sentinel finding stores besides the finding itself. */
+export interface FindingCorrelationColumns {
+  readonly sources: readonly unknown[];
+  readonly correlatedBy: readonly string[];
+  readonly risk: unknown;
+}
+
+// At most 26 columns a row: 1,000 rows stay far below PostgreSQL's 65,535 parameters per statement.
 const INSERT_CHUNK = 1000;
 
-/** Inserts a scan's findings (in the caller's transaction). */
+/**
+ * Inserts a scan's findings (in the caller's transaction). A finding's engine is the scan's,
+ * unless the finding names its own (a sentinel finding names its primary source's engine).
+ */
 export async function insertFindings(
   trx: Db,
   scan: { readonly id: string; readonly tenantId: string; readonly scanType: string },
-  findings: readonly FingerprintedFinding[],
+  findings: ReadonlyArray<
+    FingerprintedFinding & {
+      readonly engine?: string;
+      readonly correlationColumns?: FindingCorrelationColumns;
+    }
+  >,
 ): Promise<void> {
   for (let start = 0; start < findings.length; start += INSERT_CHUNK) {
     const rows = findings.slice(start, start + INSERT_CHUNK).map((finding) => ({
       id: randomUUID(),
       scan_id: scan.id,
       tenant_id: scan.tenantId,
-      engine: scan.scanType,
+      engine: finding.engine ?? scan.scanType,
       rule_id: finding.ruleId,
       title: finding.title,
       severity: finding.severity,
@@ -84,6 +114,16 @@ export async function insertFindings(
       refs: [...finding.references],
       fingerprint: finding.fingerprint,
       raw: finding.raw === undefined ? null : JSON.stringify(finding.raw),
+      ...(finding.correlationColumns === undefined
+        ? {}
+        : {
+            sources: JSON.stringify(finding.correlationColumns.sources),
+            correlated_by: [...finding.correlationColumns.correlatedBy],
+            risk:
+              finding.correlationColumns.risk === null
+                ? null
+                : JSON.stringify(finding.correlationColumns.risk),
+          }),
     }));
     await trx.insertInto('findings').values(rows).execute();
   }

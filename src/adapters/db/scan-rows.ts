@@ -92,13 +92,15 @@ export function toScanRecord(row: ScanColumnsRow): ScanRecord {
  * bodies built by the SQL function `rampart_scan_event` (migration 0003) from the moved rows. Put
  * in the same statement as the move (a CTE) or the same transaction, so status and event commit
  * together. The event's time is the move's: `started_at` for scan.started, else `completed_at`.
- * The event name is one of the status machine's constants, never input.
+ * The event name is one of the status machine's constants, never input. Sentinel children
+ * (`parent_scan_id` set) record no events: their parent's events tell the client about the scan
+ * it asked for, so `<source>` must have that column.
  */
 export function eventInsertSql(event: ScanEventName, source: string): string {
   const at = event === 'scan.started' ? 'started_at' : 'completed_at';
   return `insert into scan_events (id, tenant_id, scan_id, event, payload, created_at)
     select gen_random_uuid(), tenant_id, id, '${event}', ${eventPayloadSql(event, at)}, ${at}
-    from ${source}`;
+    from ${source} where parent_scan_id is null`;
 }
 
 /** ISO 8601 in UTC with milliseconds, exactly as JavaScript's Date.prototype.toISOString. */
@@ -143,7 +145,7 @@ export async function recordEvents(trx: Db, move: ScanMove, ids: readonly string
   if (event === null || ids.length === 0) {
     return;
   }
-  await sql`${sql.raw(eventInsertSql(event, 'scans'))} where id in (${sql.join([...ids])})`.execute(
+  await sql`${sql.raw(eventInsertSql(event, 'scans'))} and id in (${sql.join([...ids])})`.execute(
     trx,
   );
 }

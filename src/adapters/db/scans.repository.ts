@@ -1,9 +1,10 @@
 /** Scans as the API reads and writes them (the worker side lives in adapters/queue). */
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { priorityRank } from '../../domain/scans/priority.js';
-import { decideCancel } from '../../domain/scans/status-machine.js';
-import type { ScanStore } from '../../use-cases/ports.js';
+import { decideCancel, MOVES } from '../../domain/scans/status-machine.js';
+import type { NewScan, ScanStore } from '../../use-cases/ports.js';
+import { collectSentinel } from '../queue/collect-sentinel.js';
 import type { DatabaseHandle } from './connect.js';
 import { FINDING_COLUMNS, toFinding } from './findings.repository.js';
 import {
@@ -15,6 +16,7 @@ import {
   type ScanColumnsRow,
   toScanRecord,
 } from './scan-rows.js';
+import { toSentinelRunView } from './sentinel-rows.js';
 
 /**
  * The quota check and the insert are one statement: the tenant's count for the month goes up only
@@ -43,6 +45,56 @@ const INSERT_SQL = `
   )
   select inserted.*, pg_notify('${QUEUE_CHANNEL}', '') from inserted`;
 
+/** The parameters of INSERT_SQL, in order. */
+function insertValues(scan: NewScan, quotaMonth: string): unknown[] {
+  return [
+    scan.id,
+    scan.tenantId,
+    scan.apiKeyId,
+    scan.scanType,
+    scan.name,
+    scan.target,
+    scan.targetType,
+    scan.priority,
+    priorityRank(scan.priority),
+    [...scan.tags],
+    JSON.stringify(scan.options),
+    JSON.stringify(scan.config),
+    scan.timeoutSeconds,
+    scan.assetId,
+    scan.callbackUrl,
+    scan.callbackSecret,
+    scan.templateId,
+    scan.parentScanId,
+    quotaMonth,
+  ];
+}
+
+/** A sentinel child row: queued with its parent, never counted against the quota. */
+function childRow(child: NewScan) {
+  return {
+    id: child.id,
+    tenant_id: child.tenantId,
+    api_key_id: child.apiKeyId,
+    scan_type: child.scanType,
+    name: child.name,
+    target: child.target,
+    target_type: child.targetType,
+    priority: child.priority,
+    priority_rank: priorityRank(child.priority),
+    status: 'queued',
+    tags: [...child.tags],
+    options: JSON.stringify(child.options),
+    config: JSON.stringify(child.config),
+    timeout_seconds: child.timeoutSeconds,
+    asset_id: child.assetId,
+    callback_url: null,
+    callback_secret: null,
+    template_id: null,
+    parent_scan_id: child.parentScanId,
+  };
+}
+
 export function createScanStore(database: DatabaseHandle): ScanStore {
   const db = database.db;
   return {
@@ -51,30 +103,58 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       const rows = await database.prepared<ScanColumnsRow>({
         name: 'rampart_insert_scan',
         text: INSERT_SQL,
-        values: [
-          scan.id,
-          scan.tenantId,
-          scan.apiKeyId,
-          scan.scanType,
-          scan.name,
-          scan.target,
-          scan.targetType,
-          scan.priority,
-          priorityRank(scan.priority),
-          [...scan.tags],
-          JSON.stringify(scan.options),
-          JSON.stringify(scan.config),
-          scan.timeoutSeconds,
-          scan.assetId,
-          scan.callbackUrl,
-          scan.callbackSecret,
-          scan.templateId,
-          scan.parentScanId,
-          quotaMonth,
-        ],
+        values: insertValues(scan, quotaMonth),
       });
       const row = rows[0];
       return row === undefined ? null : toScanRecord(row);
+    },
+
+    async insertSentinel(parent, children, run, quotaMonth) {
+      return db.transaction().execute(async (trx) => {
+        // The parent exactly as `insert` stores a scan (quota, row, NOTIFY at commit).
+        const inserted = await trx.executeQuery(
+          CompiledQuery.raw(INSERT_SQL, insertValues(parent, quotaMonth)),
+        );
+        const row = inserted.rows[0] as ScanColumnsRow | undefined;
+        if (row === undefined) {
+          return null;
+        }
+        if (children.length > 0) {
+          await trx.insertInto('scans').values(children.map(childRow)).execute();
+        }
+        await trx
+          .insertInto('sentinel_runs')
+          .values({
+            scan_id: parent.id,
+            tenant_id: parent.tenantId,
+            depth: run.depth,
+            correlate: run.correlate,
+            risk_score: run.riskScore,
+            skipped: JSON.stringify(run.skipped),
+          })
+          .execute();
+        return toScanRecord(row);
+      });
+    },
+
+    async sentinelRun(tenantId, scanId) {
+      const run = await db
+        .selectFrom('sentinel_runs')
+        .selectAll()
+        .where('scan_id', '=', scanId)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
+      if (run === undefined) {
+        return null;
+      }
+      const children = await db
+        .selectFrom('scans')
+        .select(SCAN_COLUMNS)
+        .where('parent_scan_id', '=', scanId)
+        .where('tenant_id', '=', tenantId)
+        .orderBy('seq')
+        .execute();
+      return toSentinelRunView(run, children.map(toScanRecord));
     },
 
     async get(tenantId, id) {
@@ -95,6 +175,10 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       if (filter.status !== null) {
         base = base.where('status', '=', filter.status);
       }
+      base =
+        filter.parentScanId === null
+          ? base.where('parent_scan_id', 'is', null)
+          : base.where('parent_scan_id', '=', filter.parentScanId);
       const [rows, count] = await Promise.all([
         base
           .select(SCAN_COLUMNS)
@@ -108,10 +192,10 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
     },
 
     async cancel(tenantId, id) {
-      return db.transaction().execute(async (trx) => {
+      const result = await db.transaction().execute(async (trx) => {
         const current = await trx
           .selectFrom('scans')
-          .select(['status', 'parent_scan_id'])
+          .select(['status', 'parent_scan_id', 'scan_type'])
           .where('id', '=', id)
           .where('tenant_id', '=', tenantId)
           .forUpdate()
@@ -128,8 +212,32 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
           throw new Error(`scan ${id} could not be cancelled after its row was locked`);
         }
         await notify(trx, CANCEL_CHANNEL, id);
-        return { ok: true, scan } as const;
+        if (current.scan_type === 'sentinel') {
+          // Its unfinished children go with it (no events: children record none). A running
+          // child keeps its lease owner, so its worker still stores the partial findings.
+          const children = await trx
+            .updateTable('scans')
+            .set({ status: MOVES.cancel.to, completed_at: sql`now()` })
+            .where('parent_scan_id', '=', id)
+            .where('status', 'in', [...MOVES.cancel.from])
+            .returning('id')
+            .execute();
+          for (const child of children) {
+            await notify(trx, CANCEL_CHANNEL, child.id);
+          }
+        }
+        return { ok: true, scan, parentScanId: current.parent_scan_id } as const;
       });
+      if (!result.ok) {
+        return result;
+      }
+      // A sentinel scan whose children have all ended is collected now; one with running
+      // children is collected by the worker that ends the last of them.
+      const sentinelId = result.scan.scanType === 'sentinel' ? id : result.parentScanId;
+      if (sentinelId !== null) {
+        await collectSentinel(database, sentinelId);
+      }
+      return { ok: true, scan: result.scan };
     },
 
     async listFindings(tenantId, scanId, filter, page) {

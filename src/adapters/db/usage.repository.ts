@@ -21,6 +21,8 @@ export function createUsageStore(db: Kysely<Database>): UsageStore {
         .where('tenant_id', '=', tenantId)
         .where('created_at', '>=', start)
         .where('created_at', '<', end)
+        // Sentinel children are parts of the scan the tenant asked for, not scans of their own.
+        .where('parent_scan_id', 'is', null)
         .groupBy(['status', 'scan_type'])
         .execute();
       const byStatus: Record<string, number> = {};

@@ -40,7 +40,7 @@ const COMPLETE_EMPTY_CTE = `
         completed_at = now()
     where id = $1 and lease_owner = $2 and status in (${statusList(MOVES.complete.from)})
     returning id, tenant_id, scan_type, name, target, status, progress, result_count,
-              created_at, started_at, completed_at, error_code, error_message
+              created_at, started_at, completed_at, error_code, error_message, parent_scan_id
   ),
   moved_events as (${eventInsertSql('scan.completed', 'moved')})`;
 

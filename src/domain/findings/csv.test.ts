@@ -25,6 +25,7 @@ function finding(overrides: Partial<Finding> = {}): Finding {
     raw: {},
     fingerprint: 'ab'.repeat(32),
     createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
+    correlation: null,
     ...overrides,
   };
 }

@@ -55,12 +55,24 @@ export interface FingerprintedFinding extends DraftFinding {
   readonly fingerprint: string;
 }
 
+/** What a finding of a sentinel scan adds: where it came from and, when scored, its risk. */
+export interface CorrelationDetail {
+  /** Each engine's original finding this one was made from (JSON, as stored). */
+  readonly sources: readonly unknown[];
+  /** The correlation rules that merged two or more sources. */
+  readonly correlatedBy: readonly string[];
+  /** `{ score, factors }` when the sentinel scan asked for risk scores, else null. */
+  readonly risk: unknown;
+}
+
 /** A stored finding as the API shows it. */
 export interface Finding extends FingerprintedFinding {
   readonly id: string;
   readonly scanId: string;
   readonly engine: string;
   readonly createdAt: Date;
+  /** Findings of sentinel scans only; null for every other scan's findings. */
+  readonly correlation: CorrelationDetail | null;
 }
 
 /** What a parser returns: findings and warnings as data (parsers never log). */

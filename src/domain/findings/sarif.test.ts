@@ -181,6 +181,7 @@ function finding(overrides: Partial<Finding> = {}): Finding {
     raw: {},
     fingerprint: String(counter).padStart(64, '0'),
     createdAt: new Date(Date.UTC(2026, 0, 2)),
+    correlation: null,
     ...overrides,
   };
 }

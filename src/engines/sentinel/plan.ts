@@ -3,7 +3,7 @@
  * options, timeout and share of the parent's progress; and which engines were left out, and why.
  * Pure and deterministic: everything it needs (target, options, the key's engines, the engines a
  * live worker can run) is given; nothing is looked up. The rules are tabulated in
- * PLANNING-AND-RISK.md, "Planning".
+ * README.md, "Planning".
  *
  * Decided rules (the specification only says "quick uses nmap and nuclei; standard adds harvester
  * and zap or nikto; deep uses all applicable engines"):

@@ -5,7 +5,7 @@
  * Unlike the severity-only `riskScore` of single-engine scans (domain/findings/summary.ts), a
  * sentinel finding has what makes a severity more or less urgent: identifiers, the confidence of
  * each engine that reported it, how many engines agree, and where it sits. The rules are in
- * PLANNING-AND-RISK.md, "Risk score".
+ * README.md, "Risk score".
  *
  * ## A finding: `assessFinding`
  *

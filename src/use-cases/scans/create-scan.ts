@@ -7,9 +7,13 @@ import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
+import { planSentinel, sentinelOptionsWithDefaults } from '../../engines/sentinel/plan.js';
+import type { PlannedChild } from '../../engines/sentinel/types.js';
 import type {
   Clock,
   IdSource,
+  NewScan,
+  NewSentinelRun,
   ScanStore,
   TargetResolver,
   TemplateRecord,
@@ -18,7 +22,7 @@ import type {
   WorkerDirectory,
 } from '../ports.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
-import { validateScanRequest } from './validate-scan-request.js';
+import { type ValidScanRequest, validateScanRequest } from './validate-scan-request.js';
 
 export interface CreateScanDeps {
   readonly scans: ScanStore;
@@ -120,7 +124,9 @@ export async function createScan(
     }
   }
   const runnable = await deps.workers.runnableEngines();
-  if (!runnable.has(request.engine.name)) {
+  const sentinel =
+    request.engine.name === 'sentinel' ? planChildren(deps, caller, request, runnable) : null;
+  if (sentinel === null && !runnable.has(request.engine.name)) {
     throw new ApiError('SERVICE_UNAVAILABLE', {
       reason: `no worker can run ${request.engine.name} scans right now`,
     });
@@ -128,30 +134,101 @@ export async function createScan(
   const callbackSecret =
     request.callbackUrl === null ? null : generateWebhookSecret(deps.randomBytes);
   const period = quotaPeriod(deps.clock.now());
-  const scan = await deps.scans.insert(
-    {
-      id: deps.ids.uuid(),
-      tenantId: caller.tenantId,
-      apiKeyId: caller.apiKeyId,
-      scanType: request.engine.name,
-      name: request.name,
-      target: request.target.value,
-      targetType: request.target.type,
-      priority: request.priority,
-      tags: request.tags,
-      options: request.options,
-      config: request.config,
-      timeoutSeconds: request.timeoutSeconds,
-      assetId: request.assetId,
-      callbackUrl: request.callbackUrl,
-      callbackSecret,
-      templateId: template?.id ?? null,
-      parentScanId: null,
-    },
-    period.key,
-  );
+  const parent: NewScan = {
+    id: deps.ids.uuid(),
+    tenantId: caller.tenantId,
+    apiKeyId: caller.apiKeyId,
+    scanType: request.engine.name,
+    name: request.name,
+    target: request.target.value,
+    targetType: request.target.type,
+    priority: request.priority,
+    tags: request.tags,
+    options: request.options,
+    config: request.config,
+    timeoutSeconds: request.timeoutSeconds,
+    assetId: request.assetId,
+    callbackUrl: request.callbackUrl,
+    callbackSecret,
+    templateId: template?.id ?? null,
+    parentScanId: null,
+  };
+  const scan =
+    sentinel === null
+      ? await deps.scans.insert(parent, period.key)
+      : await deps.scans.insertSentinel(
+          parent,
+          sentinel.children.map((child) => childScan(deps.ids, parent, child)),
+          sentinel.run,
+          period.key,
+        );
   if (scan === null) {
     throw new ApiError('QUOTA_EXCEEDED', { resetsAt: period.end.toISOString() });
   }
   return toScanCreatedView(scan, callbackSecret);
+}
+
+/**
+ * A sentinel scan's children (engines chosen for its target and depth, among those the key may
+ * use and a worker can run now) and its run record; the plan's refusals as the API's errors.
+ */
+function planChildren(
+  deps: CreateScanDeps,
+  caller: ScanCaller,
+  request: ValidScanRequest,
+  runnable: ReadonlySet<string>,
+): { readonly children: readonly PlannedChild[]; readonly run: NewSentinelRun } {
+  const options = sentinelOptionsWithDefaults(request.options);
+  const plan = planSentinel({
+    target: request.target,
+    options,
+    allowedScanTypes: caller.allowedScanTypes,
+    runnable,
+    timeoutSeconds: request.timeoutGiven ? request.timeoutSeconds : null,
+    allowPrivateTargets: deps.allowPrivateTargets,
+  });
+  if (!plan.ok) {
+    switch (plan.code) {
+      case 'SCAN_TYPE_NOT_ALLOWED':
+        throw new ApiError('SCAN_TYPE_NOT_ALLOWED', { value: plan.engine ?? 'sentinel' });
+      case 'INVALID_TARGET':
+        throw new ApiError('INVALID_TARGET', { reason: plan.reason });
+      case 'SERVICE_UNAVAILABLE':
+        throw new ApiError('SERVICE_UNAVAILABLE', { reason: plan.reason });
+    }
+  }
+  return {
+    children: plan.children,
+    run: {
+      depth: options.depth,
+      correlate: options.correlate,
+      riskScore: options.riskScore,
+      skipped: plan.skipped,
+    },
+  };
+}
+
+const MAX_NAME = 255;
+
+/** A child scan row: the parent's priority, tags and asset; its own engine, target and options. */
+function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan {
+  return {
+    id: ids.uuid(),
+    tenantId: parent.tenantId,
+    apiKeyId: parent.apiKeyId,
+    scanType: child.engine,
+    name: `${child.engine}: ${parent.name}`.slice(0, MAX_NAME),
+    target: child.target.value,
+    targetType: child.target.type,
+    priority: parent.priority,
+    tags: parent.tags,
+    options: child.options,
+    config: {},
+    timeoutSeconds: child.timeoutSeconds,
+    assetId: parent.assetId,
+    callbackUrl: null,
+    callbackSecret: null,
+    templateId: null,
+    parentScanId: parent.id,
+  };
 }

@@ -15,23 +15,37 @@ export async function getScan(
   if (scan === null || (scanType !== undefined && scanType !== scan.scanType)) {
     throw new ApiError('SCAN_NOT_FOUND');
   }
-  return toScanDetailView(scan);
+  const sentinel = scan.scanType === 'sentinel' ? await scans.sentinelRun(tenantId, id) : null;
+  return toScanDetailView(scan, sentinel);
 }
 
-/** The tenant's scans, newest first; `scanType` `all` lists every engine. */
+/**
+ * The tenant's scans, newest first; `scanType` `all` lists every engine. Sentinel children are
+ * left out unless `parentScanId` asks for one sentinel scan's children (then every engine is
+ * listed unless `scanType` says otherwise).
+ */
 export async function listScans(
   scans: ScanStore,
   tenantId: string,
-  filter: { readonly scanType: string; readonly status: ScanStatus | undefined },
+  filter: {
+    readonly scanType: string | undefined;
+    readonly status: ScanStatus | undefined;
+    readonly parentScanId: string | undefined;
+  },
   page: Page,
 ): Promise<{ scans: ScanDetailView[]; pagination: Pagination }> {
+  const scanType = filter.scanType ?? (filter.parentScanId === undefined ? 'nmap' : 'all');
   const found = await scans.list(
     tenantId,
-    { scanType: filter.scanType === 'all' ? null : filter.scanType, status: filter.status ?? null },
+    {
+      scanType: scanType === 'all' ? null : scanType,
+      status: filter.status ?? null,
+      parentScanId: filter.parentScanId?.toLowerCase() ?? null,
+    },
     page,
   );
   return {
-    scans: found.scans.map(toScanDetailView),
+    scans: found.scans.map((scan) => toScanDetailView(scan)),
     pagination: pagination(page.page, page.limit, found.total),
   };
 }

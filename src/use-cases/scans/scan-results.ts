@@ -12,7 +12,14 @@ import { renderSarif } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
 import type { Page, ScanStore } from '../ports.js';
-import { type FindingView, type Pagination, pagination, toFindingView } from './scan-view.js';
+import {
+  type FindingView,
+  type Pagination,
+  pagination,
+  type SentinelView,
+  toFindingView,
+  toSentinelView,
+} from './scan-view.js';
 
 async function endedScan(scans: ScanStore, tenantId: string, id: string): Promise<ScanRecord> {
   const scan = await scans.get(tenantId, id);
@@ -33,6 +40,8 @@ export interface ResultsView {
   riskScore: number;
   findings: FindingView[];
   pagination: Pagination;
+  /** Sentinel scans: the scan's risk factors and each child's engine, status and counts. */
+  sentinel?: SentinelView;
 }
 
 export async function getResults(
@@ -43,6 +52,7 @@ export async function getResults(
 ): Promise<ResultsView> {
   const scan = await endedScan(scans, tenantId, id);
   const found = await scans.listFindings(tenantId, id, { severity: null }, page);
+  const sentinel = scan.scanType === 'sentinel' ? await scans.sentinelRun(tenantId, id) : null;
   return {
     scanId: scan.id,
     status: scan.status,
@@ -51,6 +61,7 @@ export async function getResults(
     riskScore: scan.riskScore,
     findings: found.findings.map(toFindingView),
     pagination: pagination(page.page, page.limit, found.total),
+    ...(sentinel === null ? {} : { sentinel: toSentinelView(sentinel) }),
   };
 }
 

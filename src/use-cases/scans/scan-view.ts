@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../../domain/findings/finding.js';
 import { durationMs, type ScanRecord } from '../../domain/scans/scan.js';
+import type { SentinelRunView } from '../ports.js';
 
 export interface ScanCreatedView {
   id: string;
@@ -55,7 +56,30 @@ function maskSecrets(value: unknown): unknown {
   return value;
 }
 
-export function toScanDetailView(scan: ScanRecord) {
+/** The sentinel part of a scan as the API shows it (detail and results). */
+export function toSentinelView(run: SentinelRunView) {
+  return {
+    depth: run.depth,
+    correlate: run.correlate,
+    riskScore: run.riskScore,
+    skipped: run.skipped.map((skip) => ({ engine: skip.engine, reason: skip.reason })),
+    children: run.children.map((child) => ({
+      scanId: child.scanId,
+      engine: child.engine,
+      status: child.status,
+      progress: child.progress,
+      resultCount: child.resultCount,
+      findingsSummary: { ...child.findingsSummary },
+      error: child.error === null ? null : { ...child.error },
+    })),
+    riskFactors: run.riskFactors === null ? null : run.riskFactors.map((factor) => ({ ...factor })),
+  };
+}
+
+export type SentinelView = ReturnType<typeof toSentinelView>;
+
+/** The detail record; a sentinel scan's (GET /api/v1/scans/:scanId) adds its `sentinel` part. */
+export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | null = null) {
   return {
     ...toScanCreatedView(scan, null),
     targetType: scan.targetType,
@@ -73,6 +97,7 @@ export function toScanDetailView(scan: ScanRecord) {
     startedAt: scan.startedAt?.toISOString() ?? null,
     completedAt: scan.completedAt?.toISOString() ?? null,
     durationMs: scan.startedAt === null || scan.completedAt === null ? null : durationMs(scan),
+    ...(sentinel === null ? {} : { sentinel: toSentinelView(sentinel) }),
   };
 }
 
@@ -97,6 +122,13 @@ export function toFindingView(finding: Finding) {
     fingerprint: finding.fingerprint,
     raw: finding.raw,
     createdAt: finding.createdAt.toISOString(),
+    ...(finding.correlation === null
+      ? {}
+      : {
+          sources: finding.correlation.sources,
+          correlatedBy: [...finding.correlation.correlatedBy],
+          risk: finding.correlation.risk,
+        }),
   };
 }
 

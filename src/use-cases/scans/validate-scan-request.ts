@@ -29,6 +29,8 @@ export interface ValidScanRequest {
   readonly config: Record<string, unknown>;
   readonly tags: string[];
   readonly timeoutSeconds: number;
+  /** Whether the request gave `timeout` (sentinel passes a given timeout on to its children). */
+  readonly timeoutGiven: boolean;
   readonly assetId: string | null;
   readonly callbackUrl: string | null;
 }
@@ -167,6 +169,7 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
       config: given('config') ? (input.config as Record<string, unknown>) : {},
       tags: tags as string[],
       timeoutSeconds: given('timeout') ? (input.timeout as number) : engine.defaultTimeoutSeconds,
+      timeoutGiven: given('timeout'),
       assetId: given('assetId') ? (input.assetId as string) : null,
       callbackUrl: given('callbackUrl') ? (input.callbackUrl as string) : null,
     },

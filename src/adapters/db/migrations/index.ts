@@ -3,6 +3,7 @@ import { migration0002 } from './0002-api-keys-fillfactor.js';
 import { migration0003 } from './0003-scans-queue-findings-events.js';
 import { migration0004 } from './0004-webhooks.js';
 import { migration0005 } from './0005-templates-and-usage.js';
+import { migration0006 } from './0006-sentinel.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
 ];

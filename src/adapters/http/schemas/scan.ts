@@ -87,6 +87,56 @@ const Summary = Type.Object(
   { additionalProperties: false },
 );
 
+const RiskFactorSchema = Type.Object(
+  {
+    factor: Type.String({ description: 'severity, known-cve, confirmed, exposure, …' }),
+    points: Type.Number({ description: 'What it added to the score' }),
+    detail: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+/** The sentinel part of a sentinel scan's detail and results. */
+export const SentinelSchema = Type.Object(
+  {
+    depth: Type.String({ enum: ['quick', 'standard', 'deep'] }),
+    correlate: Type.Boolean(),
+    riskScore: Type.Boolean(),
+    skipped: Type.Array(
+      Type.Object(
+        { engine: Type.String(), reason: Type.String() },
+        { additionalProperties: false },
+      ),
+      { description: 'Engines planning left out, and why' },
+    ),
+    children: Type.Array(
+      Type.Object(
+        {
+          scanId: Type.String({ format: 'uuid' }),
+          engine: Type.String(),
+          status: Type.String({ enum: [...SCAN_STATUSES] }),
+          progress: Type.Integer({ minimum: 0, maximum: 100 }),
+          resultCount: Type.Integer(),
+          findingsSummary: Summary,
+          error: Type.Union([
+            Type.Object(
+              { code: Type.String(), message: Type.String() },
+              { additionalProperties: false },
+            ),
+            Type.Null(),
+          ]),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'One child scan per engine (GET /api/v1/scans?parentScanId= lists them)' },
+    ),
+    riskFactors: Type.Union([Type.Array(RiskFactorSchema), Type.Null()], {
+      description: 'Why the scan has its riskScore (riskScore on, once the scan has ended)',
+    }),
+  },
+  { additionalProperties: false, description: 'sentinel scans only' },
+);
+
 export const ScanDetail = Type.Object(
   {
     ...ScanCreatedFields,
@@ -113,6 +163,7 @@ export const ScanDetail = Type.Object(
     startedAt: NullableDateTime,
     completedAt: NullableDateTime,
     durationMs: Type.Union([Type.Integer(), Type.Null()]),
+    sentinel: Type.Optional(SentinelSchema),
   },
   { $id: 'Scan', additionalProperties: false },
 );
@@ -149,6 +200,50 @@ export const FindingSchema = Type.Object(
     fingerprint: Type.String({ description: 'Stable across rescans of the same issue' }),
     raw: Type.Unknown({ description: "The tool's own record" }),
     createdAt: DateTime,
+    sources: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            engine: Type.String(),
+            scanId: Type.String({ format: 'uuid', description: 'The child scan' }),
+            findingId: Type.String({
+              format: 'uuid',
+              description: "Its id in the child's findings",
+            }),
+            confidence: Type.String({ enum: ['low', 'medium', 'high', 'confirmed'] }),
+            finding: Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description: "The engine's original finding (without raw)",
+              },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'sentinel scans only: the findings merged into this one, primary first' },
+      ),
+    ),
+    correlatedBy: Type.Optional(
+      Type.Array(Type.String({ enum: ['cve', 'weakness', 'service', 'hostname'] }), {
+        description: 'sentinel scans only: the rules that merged its sources',
+      }),
+    ),
+    risk: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              score: Type.Integer({ minimum: 0, maximum: 100 }),
+              factors: Type.Array(RiskFactorSchema),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        { description: "sentinel scans with riskScore: the finding's risk and why" },
+      ),
+    ),
   },
   { $id: 'Finding', additionalProperties: false },
 );

@@ -34,10 +34,14 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
   let cached: { runnable: ReadonlySet<string>; body: Buffer } | null = null;
   const bodyFor = (runnable: ReadonlySet<string>): Buffer => {
     if (cached?.runnable !== runnable) {
-      // The same test as the 503 check of POST /api/v1/scans: a live worker registered it.
+      // The same test as the 503 check of POST /api/v1/scans: a live worker registered it
+      // (sentinel, which runs the others: a live worker registered one of them).
       const engines = deps.engines.map((engine) => ({
         ...engine,
-        available: runnable.has(engine.name),
+        available:
+          engine.name === 'sentinel'
+            ? [...runnable].some((name) => name !== 'sentinel')
+            : runnable.has(engine.name),
       }));
       cached = {
         runnable,

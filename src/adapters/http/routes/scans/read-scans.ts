@@ -52,25 +52,37 @@ export function registerGetScan(app: FastifyInstance, deps: AppDeps): void {
 
 export function registerListScans(app: FastifyInstance, deps: AppDeps): void {
   app.get<{
-    Querystring: { scanType?: string; status?: ScanStatus; page?: number; limit?: number };
+    Querystring: {
+      scanType?: string;
+      status?: ScanStatus;
+      parentScanId?: string;
+      page?: number;
+      limit?: number;
+    };
   }>(
     '/api/v1/scans',
     {
       config: { scope: 'scans:list' },
       schema: {
         summary:
-          "The tenant's scans, newest first (default scanType nmap; scanType=all for every engine)",
+          "The tenant's scans, newest first (default scanType nmap; scanType=all for every engine); sentinel children only with parentScanId",
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],
         querystring: Type.Object({
           scanType: Type.Optional(
             Type.String({
               enum: [...ENGINE_NAMES, 'all'],
-              default: 'nmap',
+              description: 'Default nmap (all when parentScanId is given)',
               'x-error-code': 'INVALID_SCAN_TYPE',
             }),
           ),
           status: Type.Optional(Type.String({ enum: [...SCAN_STATUSES] })),
+          parentScanId: Type.Optional(
+            Type.String({
+              format: 'uuid',
+              description: "A sentinel scan's id: lists its child scans (hidden otherwise)",
+            }),
+          ),
           ...PageQuery,
         }),
         response: {
@@ -90,8 +102,13 @@ export function registerListScans(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { tenantId } = tenantCaller(request);
-      const { scanType = 'nmap', status, page = 1, limit = 20 } = request.query;
-      const data = await listScans(deps.scans, tenantId, { scanType, status }, { page, limit });
+      const { scanType, status, parentScanId, page = 1, limit = 20 } = request.query;
+      const data = await listScans(
+        deps.scans,
+        tenantId,
+        { scanType, status, parentScanId },
+        { page, limit },
+      );
       return { success: true, data };
     },
   );

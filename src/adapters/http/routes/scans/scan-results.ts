@@ -19,6 +19,7 @@ import {
   PageQuery,
   PaginationSchema,
   ScanIdParams,
+  SentinelSchema,
   SeverityFilter,
 } from '../../schemas/scan.js';
 
@@ -66,6 +67,7 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
                   riskScore: Type.Integer({ minimum: 0, maximum: 100 }),
                   findings: Type.Array(FindingRef),
                   pagination: PaginationSchema,
+                  sentinel: Type.Optional(SentinelSchema),
                 },
                 { additionalProperties: false },
               ),
