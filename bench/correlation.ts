@@ -255,6 +255,11 @@ export function reportCorrelation(result: CorrelationBenchResult): boolean {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   benchCorrelation()
     .then((result) => {
+      // `--json`: the result alone, for bench/run.ts, which runs this stage in a fresh process.
+      if (process.argv.includes('--json')) {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+        return;
+      }
       process.exitCode = reportCorrelation(result) ? 0 : 1;
     })
     .catch((error: unknown) => {
