@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
-import { createScan, getScan, waitForStatus } from '../support/scans.js';
+import { createScan, getScan, SCAN_CREATED_FIELDS, waitForStatus } from '../support/scans.js';
 
 const held = heldEngine([draftFinding({ ruleId: 'partial', title: 'Found before the cancel' })]);
 /** Names resolve as the test says: `private.example` to a loopback address, the rest publicly. */
@@ -88,19 +88,7 @@ describe('POST /api/v1/scans', () => {
     const response = await post({ target: '203.0.113.5', scanType: 'nmap', tags: ['weekly'] });
     expect(response.status).toBe(201);
     const scan = response.body.data;
-    expect(Object.keys(scan).sort()).toEqual(
-      [
-        'createdAt',
-        'id',
-        'name',
-        'priority',
-        'progress',
-        'scanType',
-        'status',
-        'tags',
-        'target',
-      ].sort(),
-    );
+    expect(Object.keys(scan).sort()).toEqual([...SCAN_CREATED_FIELDS]);
     expect(scan).toMatchObject({
       scanType: 'nmap',
       target: '203.0.113.5',

@@ -15,7 +15,7 @@ import { PROGRESS_WEIGHTS } from '../../src/engines/sentinel/plan.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports.js';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
-import { createScan, getScan } from '../support/scans.js';
+import { createScan, getScan, SCAN_CREATED_FIELDS } from '../support/scans.js';
 import { until } from '../support/until.js';
 
 const zapPartial = draftFinding({
@@ -161,19 +161,7 @@ describe('sentinel, orchestrated through the API', () => {
       options: { engines: ['nmap', 'nuclei', 'zap'] },
       tags: ['sentinel-test'],
     });
-    expect(Object.keys(created).sort()).toEqual(
-      [
-        'createdAt',
-        'id',
-        'name',
-        'priority',
-        'progress',
-        'scanType',
-        'status',
-        'tags',
-        'target',
-      ].sort(),
-    );
+    expect(Object.keys(created).sort()).toEqual([...SCAN_CREATED_FIELDS]);
     expect(created).toMatchObject({ scanType: 'sentinel', status: 'queued', progress: 0 });
     const id = created.id;
 

@@ -2,6 +2,19 @@
 import { expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
+/** The fields of the creation answer (specification, "Scan"), sorted. */
+export const SCAN_CREATED_FIELDS = [
+  'createdAt',
+  'id',
+  'name',
+  'priority',
+  'progress',
+  'scanType',
+  'status',
+  'tags',
+  'target',
+] as const;
+
 export async function createScan(
   app: TestApp,
   key: string,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Finding, FingerprintedFinding, Severity } from '../../domain/findings/finding.js';
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import type { FindingRow } from './database.js';
-import type { Db } from './scan-rows.js';
+import { type Db, json } from './scan-rows.js';
 
 export const FINDING_COLUMNS = [
   'id',
@@ -32,10 +32,6 @@ export const FINDING_COLUMNS = [
   'created_at',
 ] as const;
 
-function json(value: unknown): unknown {
-  return typeof value === 'string' ? JSON.parse(value) : value;
-}
-
 export function toFinding(row: Pick<FindingRow, (typeof FINDING_COLUMNS)[number]>): Finding {
   return {
     id: row.id,
@@ -53,15 +49,15 @@ export function toFinding(row: Pick<FindingRow, (typeof FINDING_COLUMNS)[number]
     remediation: row.remediation,
     references: row.refs,
     fingerprint: row.fingerprint,
-    raw: json(row.raw),
+    raw: json<unknown>(row.raw),
     createdAt: row.created_at,
     correlation:
       row.sources === null
         ? null
         : {
-            sources: json(row.sources) as unknown[],
+            sources: json<unknown[]>(row.sources),
             correlatedBy: row.correlated_by ?? [],
-            risk: json(row.risk) ?? null,
+            risk: json<unknown>(row.risk) ?? null,
           },
   };
 }

@@ -51,7 +51,8 @@ export const SCAN_COLUMNS = [
 
 export type ScanColumnsRow = Pick<ScanRow, (typeof SCAN_COLUMNS)[number]>;
 
-function json<T>(value: unknown): T {
+/** A json/jsonb column's value: PGlite and pg hand it over parsed, or as text in some paths. */
+export function json<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 

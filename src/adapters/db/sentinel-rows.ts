@@ -2,10 +2,7 @@
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { SentinelRunView } from '../../use-cases/ports.js';
 import type { SentinelRunRow } from './database.js';
-
-function json<T>(value: unknown): T {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
-}
+import { json } from './scan-rows.js';
 
 export function toSentinelRunView(
   run: SentinelRunRow,

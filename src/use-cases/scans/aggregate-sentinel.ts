@@ -8,6 +8,7 @@
  */
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
 import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
+import { normalizeAddress } from '../../domain/network/ip-allowlist.js';
 import type { ScanError } from '../../domain/scans/scan.js';
 import type { ScanStatus } from '../../domain/scans/status-machine.js';
 import { correlate, uncorrelated } from '../../engines/sentinel/correlate.js';
@@ -126,7 +127,7 @@ export function sentinelEnding(children: readonly SentinelChildEnd[]): SentinelA
   };
 }
 
-const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:.]*)$/i;
+const isAddress = (text: string) => normalizeAddress(text) !== null;
 
 /**
  * nmap reports the address it scanned, the web engines the name they were given: for a sentinel
@@ -144,7 +145,7 @@ export function rehomeNmapFindings(
         (child) =>
           child.engine === 'nmap' && (child.targetType === 'domain' || child.targetType === 'host'),
       )
-      .filter((child) => !IP_LITERAL.test(child.target))
+      .filter((child) => !isAddress(child.target))
       .map((child) => [child.id, child.target.toLowerCase()]),
   );
   if (named.size === 0) {
@@ -153,7 +154,7 @@ export function rehomeNmapFindings(
   return findings.map((finding) => {
     const name = named.get(finding.scanId);
     const host = finding.location.host;
-    return name === undefined || host === null || !IP_LITERAL.test(host)
+    return name === undefined || host === null || !isAddress(host)
       ? finding
       : { ...finding, location: { ...finding.location, host: name } };
   });

@@ -18,7 +18,6 @@ import {
   pagination,
   type SentinelView,
   toFindingView,
-  toSentinelView,
 } from './scan-view.js';
 
 async function endedScan(scans: ScanStore, tenantId: string, id: string): Promise<ScanRecord> {
@@ -61,7 +60,7 @@ export async function getResults(
     riskScore: scan.riskScore,
     findings: found.findings.map(toFindingView),
     pagination: pagination(page.page, page.limit, found.total),
-    ...(sentinel === null ? {} : { sentinel: toSentinelView(sentinel) }),
+    ...(sentinel === null ? {} : { sentinel }),
   };
 }
 

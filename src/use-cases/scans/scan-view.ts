@@ -56,27 +56,8 @@ function maskSecrets(value: unknown): unknown {
   return value;
 }
 
-/** The sentinel part of a scan as the API shows it (detail and results). */
-export function toSentinelView(run: SentinelRunView) {
-  return {
-    depth: run.depth,
-    correlate: run.correlate,
-    riskScore: run.riskScore,
-    skipped: run.skipped.map((skip) => ({ engine: skip.engine, reason: skip.reason })),
-    children: run.children.map((child) => ({
-      scanId: child.scanId,
-      engine: child.engine,
-      status: child.status,
-      progress: child.progress,
-      resultCount: child.resultCount,
-      findingsSummary: { ...child.findingsSummary },
-      error: child.error === null ? null : { ...child.error },
-    })),
-    riskFactors: run.riskFactors === null ? null : run.riskFactors.map((factor) => ({ ...factor })),
-  };
-}
-
-export type SentinelView = ReturnType<typeof toSentinelView>;
+/** The sentinel part of a scan as the API shows it (detail and results), as the store reads it. */
+export type SentinelView = SentinelRunView;
 
 /** The detail record; a sentinel scan's (GET /api/v1/scans/:scanId) adds its `sentinel` part. */
 export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | null = null) {
@@ -97,7 +78,7 @@ export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | n
     startedAt: scan.startedAt?.toISOString() ?? null,
     completedAt: scan.completedAt?.toISOString() ?? null,
     durationMs: scan.startedAt === null || scan.completedAt === null ? null : durationMs(scan),
-    ...(sentinel === null ? {} : { sentinel: toSentinelView(sentinel) }),
+    ...(sentinel === null ? {} : { sentinel }),
   };
 }
 
