@@ -8,9 +8,10 @@
  * by fingerprint, and two of its findings are two issues in its own judgment); linked findings
  * are gathered into connected components with a union-find, so the grouping does not depend on
  * the input order; each component becomes one `CorrelatedFinding`. Everything is linear in the
- * number of findings and keys, apart from the sorting (n log n). Per-source state lives in typed
- * arrays (source-table.ts, disjoint-sets.ts), so a million findings cost no object per finding
- * beyond the output itself.
+ * number of findings and keys: the output is put in order by a radix sort on a numeric key
+ * (radix-order.ts), and only the few sources of one finding are sorted by comparison. Per-source
+ * state lives in typed arrays (source-table.ts, disjoint-sets.ts), so a million findings cost no
+ * object per finding beyond the output itself.
  *
  * Both functions are pure and never modify their input. The output is a fresh array in a fixed
  * order; its findings may share read-only lists (identifiers, references) with the input.
@@ -21,11 +22,13 @@
 import type { FindingIdentifiers } from '../../domain/findings/finding.js';
 import { collectKeys, createKeyCache, type KeySink } from './correlation-keys.js';
 import { DisjointSets } from './disjoint-sets.js';
+import { radixOrder } from './radix-order.js';
 import {
   compareOutputs,
   compareSources,
   compareStrings,
   confidenceAt,
+  outputKeys,
   type SourceTable,
   sourceTableOf,
 } from './source-table.js';
@@ -159,6 +162,41 @@ function isSortedUnique(values: readonly string[]): boolean {
   return true;
 }
 
+/** Lists this long or shorter are put in order without a Set or a sort. */
+const SMALL_LIST = 16;
+
+/**
+ * The values sorted (code-unit order) without duplicates: the list itself when it already is
+ * so; short lists by insertion into one new list (a Set and a sort would allocate three).
+ */
+function sortedUnique(values: readonly string[]): readonly string[] {
+  if (values.length === 0) {
+    return NONE;
+  }
+  if (isSortedUnique(values)) {
+    return values;
+  }
+  if (values.length > SMALL_LIST) {
+    return [...new Set(values)].sort(compareStrings);
+  }
+  const sorted: string[] = [];
+  for (const value of values) {
+    let at = sorted.length;
+    while (at > 0 && compareStrings(sorted[at - 1] ?? '', value) > 0) {
+      at--;
+    }
+    if (at > 0 && sorted[at - 1] === value) {
+      continue;
+    }
+    sorted.push(value);
+    for (let k = sorted.length - 1; k > at; k--) {
+      sorted[k] = sorted[k - 1] ?? '';
+    }
+    sorted[at] = value;
+  }
+  return sorted;
+}
+
 /**
  * The union of a list over the sources, sorted, without duplicates. A single source's list that
  * already is so is returned as it is (every list here is read-only).
@@ -168,21 +206,15 @@ function unionOf(
   pick: (finding: SourceFinding) => readonly string[],
 ): readonly string[] {
   if (sources.length === 1) {
-    const values = pick((sources[0] as FindingSource).finding);
-    if (values.length === 0) {
-      return NONE;
-    }
-    if (isSortedUnique(values)) {
-      return values;
-    }
+    return sortedUnique(pick((sources[0] as FindingSource).finding));
   }
-  const union = new Set<string>();
+  const all: string[] = [];
   for (const { finding } of sources) {
     for (const value of pick(finding)) {
-      union.add(value);
+      all.push(value);
     }
   }
-  return union.size === 0 ? NONE : [...union].sort(compareStrings);
+  return sortedUnique(all);
 }
 
 const pickCves = (finding: SourceFinding) => finding.identifiers.cve;
@@ -270,18 +302,25 @@ function merge(
 }
 
 /**
- * Puts built findings in output order, by their primary sources. The findings were built in
- * group order, which follows the input (and so its memory); sorting numbers comes last.
+ * Puts built findings in output order, by their primary sources, in linear time: a radix sort
+ * on each primary's output key, the rare equal keys by `compareOutputs`. The findings were built
+ * in group order, which follows the input (and so its memory); ordering them comes last.
  */
 function inOutputOrder(
   table: SourceTable,
   built: readonly CorrelatedFinding[],
   primaries: Int32Array,
 ): CorrelatedFinding[] {
-  const order = Array.from(built.keys()).sort((a, b) =>
+  const groups = Int32Array.from(built.keys());
+  const { hi, lo } = outputKeys(table, primaries);
+  const order = radixOrder(groups, hi, lo, (a, b) =>
     compareOutputs(table, primaries[a] ?? 0, primaries[b] ?? 0),
   );
-  return order.map((group) => built[group] as CorrelatedFinding);
+  const ordered: CorrelatedFinding[] = [];
+  for (const group of order) {
+    ordered.push(built[group] as CorrelatedFinding);
+  }
+  return ordered;
 }
 
 const NO_RULES: readonly CorrelationRule[] = Object.freeze([]);

@@ -1,8 +1,8 @@
 /**
  * The source findings of a correlation, flattened and ranked once, and the two orders
  * correlation sorts by (README, "Correlation"). Sources are numbered by their position in the
- * input; what the orders compare sits in parallel arrays (typed arrays for the ranks), so sorting
- * a million sources compares numbers and strings without an object per source.
+ * input; their ranks sit in typed arrays (no object per source), and the output order has a
+ * numeric key (`outputKeys`) so a million findings are put in order by a radix sort.
  */
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { ENGINE_NAMES } from '../engine.js';
@@ -15,6 +15,7 @@ import {
 } from './types.js';
 
 export interface SourceTable {
+  /** The input itself when it holds no correlated finding. */
   readonly findings: readonly SourceFinding[];
   /** Index into CONFIDENCES: higher is more confident. */
   readonly confidenceRank: Uint8Array;
@@ -22,18 +23,6 @@ export interface SourceTable {
   readonly severityRank: Uint8Array;
   /** Index into ENGINE_NAMES (an unknown engine after all). */
   readonly engineRank: Uint8Array;
-  readonly fingerprints: readonly string[];
-  /**
-   * The first six UTF-16 code units of each fingerprint, three per number (exact in a double; a
-   * missing unit counts as 0). Comparing these numbers first orders fingerprints as comparing
-   * the strings does, except for ties, where the strings decide; with hex fingerprints a tie
-   * among a million is rare, so sorting seldom reaches for the strings themselves (which sit all
-   * over memory).
-   */
-  readonly fingerprintHead: Float64Array;
-  readonly fingerprintHead2: Float64Array;
-  readonly scanIds: readonly string[];
-  readonly findingIds: readonly string[];
 }
 
 function rankIn(list: readonly string[], value: string): number {
@@ -45,11 +34,13 @@ function isCorrelated(item: SourceFinding | CorrelatedFinding): item is Correlat
   return 'sources' in item && Array.isArray(item.sources);
 }
 
-/**
- * Every source finding of the input, correlated findings taken apart into their sources, in input
- * order, with its ranks.
- */
-export function sourceTableOf(items: readonly (SourceFinding | CorrelatedFinding)[]): SourceTable {
+/** The source findings: correlated findings taken apart, in input order. */
+function sourcesOf(
+  items: readonly (SourceFinding | CorrelatedFinding)[],
+): readonly SourceFinding[] {
+  if (!items.some(isCorrelated)) {
+    return items as readonly SourceFinding[];
+  }
   const findings: SourceFinding[] = [];
   for (const item of items) {
     if (isCorrelated(item)) {
@@ -60,40 +51,29 @@ export function sourceTableOf(items: readonly (SourceFinding | CorrelatedFinding
       findings.push(item);
     }
   }
+  return findings;
+}
+
+/**
+ * Every source finding of the input, correlated findings taken apart into their sources, in input
+ * order, with its ranks.
+ */
+export function sourceTableOf(items: readonly (SourceFinding | CorrelatedFinding)[]): SourceTable {
+  const findings = sourcesOf(items);
   const count = findings.length;
   const table = {
     findings,
     confidenceRank: new Uint8Array(count),
     severityRank: new Uint8Array(count),
     engineRank: new Uint8Array(count),
-    fingerprints: [] as string[],
-    fingerprintHead: new Float64Array(count),
-    fingerprintHead2: new Float64Array(count),
-    scanIds: [] as string[],
-    findingIds: [] as string[],
   };
   for (let i = 0; i < count; i++) {
     const finding = findings[i] as SourceFinding;
-    const fingerprint = finding.fingerprint;
     table.confidenceRank[i] = CONFIDENCES.indexOf(confidenceOf(finding));
     table.severityRank[i] = rankIn(SEVERITIES, finding.severity);
     table.engineRank[i] = rankIn(ENGINE_NAMES, finding.engine);
-    table.fingerprints.push(fingerprint);
-    table.fingerprintHead[i] = codeUnits(fingerprint, 0);
-    table.fingerprintHead2[i] = codeUnits(fingerprint, 3);
-    table.scanIds.push(finding.scanId);
-    table.findingIds.push(finding.findingId);
   }
   return table;
-}
-
-/** Code units `at` to `at + 2` of `text` in one number below 2^48 (0 for a missing one). */
-function codeUnits(text: string, at: number): number {
-  let value = 0;
-  for (let i = at; i < at + 3; i++) {
-    value = value * 0x10000 + (i < text.length ? text.charCodeAt(i) : 0);
-  }
-  return value;
 }
 
 export function confidenceAt(table: SourceTable, index: number): Confidence {
@@ -107,12 +87,12 @@ export function compareStrings(a: string, b: string): number {
 
 /** fingerprint, then scanId, then findingId: the tie-breakers of both orders. */
 function compareIdentity(table: SourceTable, a: number, b: number): number {
+  const first = table.findings[a] as SourceFinding;
+  const second = table.findings[b] as SourceFinding;
   return (
-    (table.fingerprintHead[a] ?? 0) - (table.fingerprintHead[b] ?? 0) ||
-    (table.fingerprintHead2[a] ?? 0) - (table.fingerprintHead2[b] ?? 0) ||
-    compareStrings(table.fingerprints[a] ?? '', table.fingerprints[b] ?? '') ||
-    compareStrings(table.scanIds[a] ?? '', table.scanIds[b] ?? '') ||
-    compareStrings(table.findingIds[a] ?? '', table.findingIds[b] ?? '')
+    compareStrings(first.fingerprint, second.fingerprint) ||
+    compareStrings(first.scanId, second.scanId) ||
+    compareStrings(first.findingId, second.findingId)
   );
 }
 
@@ -138,4 +118,55 @@ export function compareOutputs(table: SourceTable, a: number, b: number): number
     (table.engineRank[a] ?? 0) - (table.engineRank[b] ?? 0) ||
     compareIdentity(table, a, b)
   );
+}
+
+/** How many code units of a fingerprint the output key holds, 7 bits each. */
+const KEY_UNITS = 9;
+
+/**
+ * The first KEY_UNITS code units of `text` in 7 bits each, into `units`, keeping the order of
+ * strings: a unit from 127 on counts as 127 and ends what the key holds (the units after it are
+ * 0), as a missing unit is; strings that the key cannot tell apart are left to the comparison.
+ */
+function sevenBitUnits(text: string, units: Uint8Array): void {
+  units.fill(0);
+  const length = Math.min(text.length, KEY_UNITS);
+  for (let at = 0; at < length; at++) {
+    const unit = text.charCodeAt(at);
+    if (unit >= 127) {
+      units[at] = 127;
+      return;
+    }
+    units[at] = unit;
+  }
+}
+
+/**
+ * A 64-bit key per source that agrees with `compareOutputs` (radix-order.ts): severity (3 bits),
+ * engine (4 bits), then the first nine code units of the fingerprint in 7 bits each (57 bits).
+ * Sources whose keys are equal are left to `compareOutputs`.
+ */
+export function outputKeys(
+  table: SourceTable,
+  sources: Int32Array,
+): { readonly hi: Uint32Array; readonly lo: Uint32Array } {
+  const hi = new Uint32Array(sources.length);
+  const lo = new Uint32Array(sources.length);
+  const units = new Uint8Array(KEY_UNITS);
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i] ?? 0;
+    sevenBitUnits((table.findings[source] as SourceFinding).fingerprint, units);
+    // Units 0–3 (28 bits), 4–7 (28 bits), 8 (its top bit only fits).
+    let first = 0;
+    let second = 0;
+    for (let unit = 0; unit < 4; unit++) {
+      first = (first << 7) | (units[unit] ?? 0);
+      second = (second << 7) | (units[unit + 4] ?? 0);
+    }
+    const severity = Math.min(table.severityRank[source] ?? 0, 7);
+    const engine = Math.min(table.engineRank[source] ?? 0, 15);
+    hi[i] = ((severity << 29) | (engine << 25) | (first >>> 3)) >>> 0;
+    lo[i] = (((first & 7) << 29) | (second << 1) | ((units[8] ?? 0) >>> 6)) >>> 0;
+  }
+  return { hi, lo };
 }
