@@ -10,15 +10,27 @@
  * fingerprints, scan ids and finding ids.
  *
  * Per size: one warm-up run, then the median of several runs (5, 3 at 1M) of `correlate` alone
- * (building the input is not timed). Reported: median time, µs per finding, the number of
- * findings out and of merged ones, and the growth 100k/10k and 1M/100k (linear is ≈ 10×; an
- * n log n sort gives ≈ 12×; beyond that, a million findings and their output no longer fit in
- * the CPU caches, and the garbage collector works on a heap of a few GB). Targets: 100,000
- * findings in under 1 s; growth at most 15× per 10× more findings.
+ * (building the input is not timed). Reported: median time, µs per finding, the garbage
+ * collector's pauses during the run, the number of findings out and of merged ones, and the
+ * growth 100k/10k and 1M/100k.
+ *
+ * Linear growth is judged on instructions (bench/correlation-instructions.ts), not here: on this
+ * runtime even a plainly linear pass does not take 10× longer for 10× more findings. A million
+ * findings and their output take about 1.5 GB, far beyond the CPU caches, and the garbage
+ * collector copies and marks a heap that grows with them. To show it, each size also times a
+ * reference pass, `referencePass`: one output finding per input finding, shaped like
+ * correlation's (the finding, its `sources` list and its one source), in one loop, linear by
+ * construction; it grows far more than 10× per tenfold here (its output fits the young
+ * generation at 10k, not at 1M). The growth of correlation's wall-clock time, and of its time
+ * outside the collector's pauses (a `gc` PerformanceObserver during each run), are printed for
+ * comparison.
+ *
+ * Target: 100,000 findings in under 1 s.
  * Run alone: `npx tsx --expose-gc bench/correlation.ts` (with --expose-gc the previous run's
  * output is collected before each timed run; without it the figures are noisier).
  */
 import { createHash } from 'node:crypto';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { DraftFinding } from '../src/domain/findings/finding.js';
 import type { EngineName } from '../src/engines/engine.js';
@@ -28,8 +40,6 @@ import { asSources, parseFixture, rehome } from '../test/support/sentinel-findin
 
 export const SIZES = [10_000, 100_000, 1_000_000] as const;
 export const TARGET_MS_AT_100K = 1000;
-/** Growth allowed per 10× more findings: ≈ 10× is linear, n log n sorting adds ≈ 20 %. */
-export const MAX_GROWTH = 15;
 
 /** The host every finding of the site template is on; replicas replace it. */
 const SITE = 'site.bench.example';
@@ -147,16 +157,29 @@ export interface CorrelationBenchRow {
   readonly runs: number;
   readonly medianMs: number;
   readonly usPerFinding: number;
+  /** The garbage collector's pauses during the median run. */
+  readonly gcMs: number;
+  /** Median time of the reference pass on the same input. */
+  readonly referenceMs: number;
   readonly outputs: number;
   readonly merged: number;
+}
+
+/** Growth per tenfold (null when a size was not run). */
+export interface Growth {
+  /** Of correlation's wall-clock time. */
+  readonly wall: number | null;
+  /** Of correlation's time outside the garbage collector's pauses. */
+  readonly outsideGc: number | null;
+  /** Of the reference pass's wall-clock time. */
+  readonly reference: number | null;
 }
 
 export interface CorrelationBenchResult {
   readonly siteFindings: number;
   readonly rows: readonly CorrelationBenchRow[];
-  /** Median time at 100k over the median at 10k; null when a size was not run. */
-  readonly growth100kOver10k: number | null;
-  readonly growth1mOver100k: number | null;
+  readonly growth100kOver10k: Growth;
+  readonly growth1mOver100k: Growth;
   readonly pass: boolean;
 }
 
@@ -170,53 +193,140 @@ function countsOf(result: readonly CorrelatedFinding[]): { outputs: number; merg
   };
 }
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
+/**
+ * The reference pass: one output finding per input finding, shaped like correlation's (its
+ * fields, a `sources` list, one source), in one loop. Linear by construction; see the header.
+ */
+export function referencePass(findings: readonly SourceFinding[]): CorrelatedFinding[] {
+  const out: CorrelatedFinding[] = [];
+  for (const finding of findings) {
+    out.push({
+      ruleId: finding.ruleId,
+      title: finding.title,
+      severity: finding.severity,
+      toolSeverity: finding.toolSeverity,
+      category: finding.category,
+      location: finding.location,
+      identifiers: finding.identifiers,
+      description: finding.description,
+      evidence: finding.evidence,
+      remediation: finding.remediation,
+      references: finding.references,
+      raw: finding.raw,
+      fingerprint: finding.fingerprint,
+      engine: finding.engine,
+      sources: [
+        {
+          engine: finding.engine,
+          scanId: finding.scanId,
+          findingId: finding.findingId,
+          confidence: 'medium',
+          finding,
+        },
+      ],
+      correlatedBy: [],
+    });
+  }
+  return out;
+}
+
+/** Pause time of the garbage collector, summed from the moment `start` is called. */
+function gcPauses(): { start: () => void; total: () => Promise<number> } {
+  let sum = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      sum += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    start: () => {
+      observer.takeRecords();
+      sum = 0;
+    },
+    // Entries arrive after the run; one turn of the event loop delivers them.
+    total: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      for (const entry of observer.takeRecords()) {
+        sum += entry.duration;
+      }
+      return sum;
+    },
+  };
+}
+
+/** Median time of `run(input)` over `runs` runs after the previous output is collected. */
+async function timed<T>(
+  runs: number,
+  run: () => T,
+  pauses: ReturnType<typeof gcPauses>,
+): Promise<{ ms: number; gcMs: number }> {
+  const times: { ms: number; gcMs: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    // The previous run's output is garbage now: collect it before timing the next run when the
+    // process allows it (node --expose-gc), and let pending work settle in any case.
+    collectGarbage?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    await pauses.total();
+    pauses.start();
+    const started = performance.now();
+    run();
+    const ms = performance.now() - started;
+    times.push({ ms, gcMs: await pauses.total() });
+  }
+  const sorted = [...times].sort((a, b) => a.ms - b.ms);
+  return sorted[Math.floor(sorted.length / 2)] ?? { ms: 0, gcMs: 0 };
+}
 
 /** Runs `correlate` at each size (one warm-up, then the runs) and returns the medians. */
 export async function benchCorrelation(
   sizes: readonly number[] = SIZES,
 ): Promise<CorrelationBenchResult> {
   const template = siteTemplate();
+  const pauses = gcPauses();
   const rows: CorrelationBenchRow[] = [];
   for (const size of sizes) {
     const input = benchInput(template, size);
-    // The warm-up run also gives the counts; its output is dropped before the timed runs.
+    // The warm-up runs (at least three, and half a second, so the compiler has optimized the
+    // code at small sizes too) also give the counts; their output is dropped before timing.
     const { outputs, merged } = countsOf(correlate(input));
-    const runs = size >= 1_000_000 ? 3 : 5;
-    const times: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      // The previous run's output is garbage now: collect it before timing the next run when the
-      // process allows it (node --expose-gc), and let pending work settle in any case.
-      collectGarbage?.();
-      await new Promise((resolve) => setImmediate(resolve));
-      const started = performance.now();
+    const warmUpStarted = performance.now();
+    for (let run = 1; run < 3 || performance.now() - warmUpStarted < 500; run++) {
       correlate(input);
-      times.push(performance.now() - started);
+      referencePass(input);
     }
-    const medianMs = median(times);
+    const runs = size >= 1_000_000 ? 3 : 5;
+    const correlation = await timed(runs, () => correlate(input), pauses);
+    const reference = await timed(runs, () => referencePass(input), pauses);
     rows.push({
       findings: size,
       runs,
-      medianMs: Number(medianMs.toFixed(1)),
-      usPerFinding: Number(((medianMs * 1000) / size).toFixed(2)),
+      medianMs: Number(correlation.ms.toFixed(1)),
+      usPerFinding: Number(((correlation.ms * 1000) / size).toFixed(2)),
+      gcMs: Number(correlation.gcMs.toFixed(1)),
+      referenceMs: Number(reference.ms.toFixed(1)),
       outputs,
       merged,
     });
   }
-  const at = (size: number) => rows.find((row) => row.findings === size)?.medianMs ?? null;
-  const ratio = (big: number, small: number) => {
-    const [a, b] = [at(big), at(small)];
-    return a === null || b === null || b === 0 ? null : Number((a / b).toFixed(2));
+  const row = (size: number) => rows.find((candidate) => candidate.findings === size);
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || b === 0 ? null : Number((a / b).toFixed(2));
+  const outsideGc = (size: number) => {
+    const found = row(size);
+    return found === undefined ? undefined : found.medianMs - found.gcMs;
   };
-  const growth100kOver10k = ratio(100_000, 10_000);
-  const growth1mOver100k = ratio(1_000_000, 100_000);
-  const at100k = at(100_000);
-  const pass =
-    (at100k === null || at100k < TARGET_MS_AT_100K) &&
-    [growth100kOver10k, growth1mOver100k].every((g) => g === null || g <= MAX_GROWTH);
+  const growth = (big: number, small: number): Growth => {
+    return {
+      wall: ratio(row(big)?.medianMs, row(small)?.medianMs),
+      outsideGc: ratio(outsideGc(big), outsideGc(small)),
+      reference: ratio(row(big)?.referenceMs, row(small)?.referenceMs),
+    };
+  };
+  const growth100kOver10k = growth(100_000, 10_000);
+  const growth1mOver100k = growth(1_000_000, 100_000);
+  const at100k = row(100_000)?.medianMs;
+  const pass = at100k === undefined || at100k < TARGET_MS_AT_100K;
   return { siteFindings: template.length, rows, growth100kOver10k, growth1mOver100k, pass };
 }
 
@@ -230,25 +340,23 @@ export function reportCorrelation(result: CorrelationBenchResult): boolean {
       findings: row.findings,
       'median ms': row.medianMs,
       'µs/finding': row.usPerFinding,
+      'GC ms': row.gcMs,
+      'reference ms': row.referenceMs,
       runs: row.runs,
       'findings out': row.outputs,
       merged: row.merged,
     })),
   );
-  const growth = `growth 100k/10k ${result.growth100kOver10k ?? '-'}×, 1M/100k ${result.growth1mOver100k ?? '-'}× (linear ≈ 10×)`;
-  console.log(`  ${growth}`);
+  const show = (name: string, growth: Growth) =>
+    `  growth ${name}: wall clock ${growth.wall ?? '-'}×, outside GC ${growth.outsideGc ?? '-'}×; reference pass ${growth.reference ?? '-'}× (linear growth: bench/correlation-instructions.ts)`;
+  console.log(show('100k/10k', result.growth100kOver10k));
+  console.log(show('1M/100k', result.growth1mOver100k));
   const at100k = result.rows.find((row) => row.findings === 100_000)?.medianMs;
   if (at100k !== undefined) {
     console.log(
       `  100,000 findings in ${at100k} ms (target < ${TARGET_MS_AT_100K} ms): ${at100k < TARGET_MS_AT_100K ? 'PASS' : 'FAIL'}`,
     );
   }
-  const growthOk = [result.growth100kOver10k, result.growth1mOver100k].every(
-    (g) => g === null || g <= MAX_GROWTH,
-  );
-  console.log(
-    `  growth per 10× more findings (target ≤ ${MAX_GROWTH}×): ${growthOk ? 'PASS' : 'FAIL'}`,
-  );
   return result.pass;
 }
 

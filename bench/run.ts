@@ -13,8 +13,9 @@
  * Then (issue 6): every engine's report parser on every real fixture, peak RSS per fixture in a
  * fresh process and MB/s for fixtures over 1 MB (bench/parsers.ts).
  *
- * Then (sentinel): correlation of findings of five engines at 10k, 100k and 1M findings, time and
- * growth (bench/correlation.ts).
+ * Then (sentinel): correlation of findings of five engines at 10k, 100k and 1M findings: time and
+ * growth (bench/correlation.ts), and instructions counted under callgrind, on which the linear
+ * growth is judged (bench/correlation-instructions.ts; BENCH_INSTRUCTIONS=0 skips it).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -24,6 +25,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { type CorrelationBenchResult, reportCorrelation } from './correlation.js';
+import {
+  benchCorrelationInstructions,
+  type InstructionResult,
+  reportCorrelationInstructions,
+} from './correlation-instructions.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
@@ -230,11 +236,25 @@ async function main() {
       }),
     ) as CorrelationBenchResult;
     reportCorrelation(correlation);
+    let instructions: InstructionResult | null = null;
+    if (process.env.BENCH_INSTRUCTIONS !== '0') {
+      instructions = benchCorrelationInstructions();
+      reportCorrelationInstructions(instructions);
+    }
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
       JSON.stringify(
-        { date: new Date().toISOString(), summary, results, scans, queue, parsers, correlation },
+        {
+          date: new Date().toISOString(),
+          summary,
+          results,
+          scans,
+          queue,
+          parsers,
+          correlation,
+          instructions,
+        },
         null,
         2,
       ),
