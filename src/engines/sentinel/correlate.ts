@@ -20,7 +20,7 @@
  */
 
 import type { FindingIdentifiers } from '../../domain/findings/finding.js';
-import { collectKeys, createKeyCache, type KeySink } from './correlation-keys.js';
+import { collectKeys, createKeyCache, createKeySink } from './correlation-keys.js';
 import { DisjointSets } from './disjoint-sets.js';
 import { radixOrder } from './radix-order.js';
 import {
@@ -57,13 +57,12 @@ function link(table: SourceTable, sets: DisjointSets): Links {
   const waiting = new Map<number, number[]>();
   const links: Links = { rules: [], members: [] };
   const cache = createKeyCache();
-  const sink: KeySink = { rules: [], keys: [] };
+  const sink = createKeySink();
   for (let index = 0; index < table.findings.length; index++) {
     const engine = table.engineRank[index] ?? 0;
-    sink.rules.length = 0;
-    sink.keys.length = 0;
+    sink.count = 0;
     collectKeys(table.findings[index] as SourceFinding, cache, sink);
-    for (let k = 0; k < sink.keys.length; k++) {
+    for (let k = 0; k < sink.count; k++) {
       const key = sink.keys[k] as string;
       const keyNumber = keyNumbers.get(key);
       if (keyNumber === undefined) {

@@ -215,20 +215,32 @@ export function keyParts(key: string): string[] {
 }
 
 /**
- * Where `collectKeys` writes a finding's keys: two parallel lists, emptied by the caller between
- * findings (so that correlating many findings allocates no list per finding).
+ * Where `collectKeys` writes a finding's keys: two parallel lists and how many of their items
+ * are this finding's. The caller sets `count` to 0 between findings; the lists are reused, so
+ * correlating many findings allocates no list per finding (and never shortens one: setting an
+ * array's length is a slow call into the runtime).
  */
 export interface KeySink {
   readonly rules: CorrelationRule[];
   readonly keys: string[];
+  count: number;
+}
+
+/** A sink for one finding at a time. */
+export function createKeySink(): KeySink {
+  return { rules: [], keys: [], count: 0 };
 }
 
 function addKey(sink: KeySink, rule: CorrelationRule, parts: readonly string[]): void {
   const key = keyText(parts);
-  if (!sink.keys.includes(key)) {
-    sink.rules.push(rule);
-    sink.keys.push(key);
+  for (let i = 0; i < sink.count; i++) {
+    if (sink.keys[i] === key) {
+      return;
+    }
   }
+  sink.rules[sink.count] = rule;
+  sink.keys[sink.count] = key;
+  sink.count += 1;
 }
 
 const NO_CLASSES: readonly string[] = Object.freeze([]);
@@ -316,7 +328,7 @@ export function correlationKeys(
   finding: SourceFinding,
   cache: KeyCache = createKeyCache(),
 ): readonly CorrelationKey[] {
-  const sink: KeySink = { rules: [], keys: [] };
+  const sink = createKeySink();
   collectKeys(finding, cache, sink);
   return sink.keys.map((key, index) => ({ rule: sink.rules[index] ?? 'cve', key }));
 }

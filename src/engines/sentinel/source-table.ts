@@ -129,15 +129,16 @@ const KEY_UNITS = 9;
  * 0), as a missing unit is; strings that the key cannot tell apart are left to the comparison.
  */
 function sevenBitUnits(text: string, units: Uint8Array): void {
-  units.fill(0);
-  const length = Math.min(text.length, KEY_UNITS);
-  for (let at = 0; at < length; at++) {
-    const unit = text.charCodeAt(at);
+  let ended = false;
+  for (let at = 0; at < KEY_UNITS; at++) {
+    // Written unit by unit (no `fill`, a call into the runtime per finding).
+    const unit = ended || at >= text.length ? 0 : text.charCodeAt(at);
     if (unit >= 127) {
       units[at] = 127;
-      return;
+      ended = true;
+    } else {
+      units[at] = unit;
     }
-    units[at] = unit;
   }
 }
 
