@@ -406,6 +406,17 @@ if (BACKEND === 'postgres') {
     it('never runs a scan twice at once: 3 worker processes, 200 scans', async () => {
       await drainQueue();
       const runLog = join(logDir, 'many.jsonl');
+      // The three processes are up before the scans are queued, so all three compete for them
+      // (queued first, the scans were once all taken by the two processes that started first).
+      const children = await Promise.all(
+        [1, 2, 3].map(() =>
+          startWorkerProcess({
+            WORKER_CONCURRENCY: '4',
+            RAMPART_TEST_SLEEP_MS: '10',
+            RAMPART_TEST_RUN_LOG: runLog,
+          }),
+        ),
+      );
       const ids = new Set<string>();
       for (let i = 0; i < 200; i += 1) {
         ids.add(
@@ -413,15 +424,6 @@ if (BACKEND === 'postgres') {
             .id,
         );
       }
-      const children = await Promise.all(
-        [1, 2, 3].map(() =>
-          startWorkerProcess({
-            WORKER_CONCURRENCY: '4',
-            RAMPART_TEST_SLEEP_MS: '5',
-            RAMPART_TEST_RUN_LOG: runLog,
-          }),
-        ),
-      );
       const deadline = Date.now() + 60_000;
       for (;;) {
         const done = await sql<{ n: number }>`
