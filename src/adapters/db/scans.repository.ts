@@ -1,74 +1,148 @@
 /** Scans as the API reads and writes them (the worker side lives in adapters/queue). */
 import { CompiledQuery, sql } from 'kysely';
 import { SEVERITIES } from '../../domain/findings/finding.js';
+import { emptySummary } from '../../domain/findings/summary.js';
 import { priorityRank } from '../../domain/scans/priority.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
 import { decideCancel, MOVES } from '../../domain/scans/status-machine.js';
 import type { NewScan, ScanStore } from '../../use-cases/ports.js';
 import { collectSentinel } from '../queue/collect-sentinel.js';
 import type { DatabaseHandle } from './connect.js';
 import { FINDING_COLUMNS, toFinding } from './findings.repository.js';
+import { createKeyedBatcher } from './keyed-batcher.js';
 import {
   CANCEL_CHANNEL,
   moveScan,
   notify,
   QUEUE_CHANNEL,
   SCAN_COLUMNS,
-  type ScanColumnsRow,
   toScanRecord,
 } from './scan-rows.js';
 import { toSentinelRunView } from './sentinel-rows.js';
 
 /**
- * The quota check and the insert are one statement: the tenant's count for the month goes up only
- * while it is below the quota (the row lock of the count orders concurrent creates, so 20 parallel
- * creates against 5 remaining store exactly 5), and the scan is stored only when it did. A refused
- * scan leaves no row and no count. The NOTIFY that wakes the workers is delivered at commit.
+ * The quota check and the insert are one statement: the tenant's count for the month goes up by
+ * the number of scans only while it stays within the quota (the row lock of the count orders
+ * concurrent creates, so 20 parallel creates against 5 remaining store exactly 5), and the scans
+ * are stored only when it did. A refused batch leaves no row and no count. The NOTIFY that wakes
+ * the workers is delivered at commit. The scans come as one JSON array (`$4`), inserted in its
+ * order, so `seq` (first in, first out) follows the order of arrival.
  */
 const INSERT_SQL = `
   with counted as (
     insert into tenant_monthly_scans (tenant_id, month, scans)
-    select $2, $19::date, 1
-    where (select monthly_scan_quota from tenants where id = $2) > 0
+    select $1, $2::date, $3::integer
+    where (select monthly_scan_quota from tenants where id = $1) >= $3::integer
     on conflict (tenant_id, month) do update
-      set scans = tenant_monthly_scans.scans + 1
-      where tenant_monthly_scans.scans < (select monthly_scan_quota from tenants where id = $2)
+      set scans = tenant_monthly_scans.scans + $3::integer
+      where tenant_monthly_scans.scans + $3::integer
+        <= (select monthly_scan_quota from tenants where id = $1)
     returning scans
   ),
   inserted as (
     insert into scans (id, tenant_id, api_key_id, scan_type, name, target, target_type, priority,
       priority_rank, status, tags, options, config, timeout_seconds, asset_id, callback_url,
       callback_secret, template_id, parent_scan_id)
-    select $1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11::jsonb, $12::jsonb, $13, $14,
-      $15, $16, $17, $18
+    select r.id, $1, r.api_key_id, r.scan_type, r.name, r.target, r.target_type, r.priority,
+      r.priority_rank, 'queued', r.tags, r.options, r.config, r.timeout_seconds, r.asset_id,
+      r.callback_url, r.callback_secret, r.template_id, r.parent_scan_id
+    from jsonb_populate_recordset(null::scans, $4::jsonb) with ordinality as r
     where exists (select 1 from counted)
-    returning ${SCAN_COLUMNS.join(', ')}
+    order by r.ordinality
+    returning id, created_at
   )
-  select inserted.*, pg_notify('${QUEUE_CHANNEL}', '') from inserted`;
+  select id, floor(extract(epoch from created_at) * 1000)::float8 as created_ms,
+    pg_notify('${QUEUE_CHANNEL}', '')
+  from inserted`;
 
-/** The parameters of INSERT_SQL, in order. */
-function insertValues(scan: NewScan, quotaMonth: string): unknown[] {
-  return [
-    scan.id,
-    scan.tenantId,
-    scan.apiKeyId,
-    scan.scanType,
-    scan.name,
-    scan.target,
-    scan.targetType,
-    scan.priority,
-    priorityRank(scan.priority),
-    [...scan.tags],
-    JSON.stringify(scan.options),
-    JSON.stringify(scan.config),
-    scan.timeoutSeconds,
-    scan.assetId,
-    scan.callbackUrl,
-    scan.callbackSecret,
-    scan.templateId,
-    scan.parentScanId,
-    quotaMonth,
-  ];
+/** What INSERT_SQL answers per stored scan: the rest of the row is what was sent. */
+interface InsertedRow {
+  readonly id: string;
+  /** `created_at` in whole milliseconds, as a `Date` read from the row would hold it. */
+  readonly created_ms: number;
 }
+
+/**
+ * The record of a scan just stored: its columns as sent and the defaults of a queued scan. The
+ * statement answers only the id and the creation time, so the API does not parse back the
+ * twenty-odd columns it has just written.
+ */
+function queuedScanRecord(scan: NewScan, createdAt: Date): ScanRecord {
+  return {
+    id: scan.id,
+    tenantId: scan.tenantId,
+    apiKeyId: scan.apiKeyId,
+    scanType: scan.scanType,
+    name: scan.name,
+    target: scan.target,
+    targetType: scan.targetType,
+    priority: scan.priority,
+    status: 'queued',
+    progress: 0,
+    tags: scan.tags,
+    options: scan.options,
+    config: scan.config,
+    timeoutSeconds: scan.timeoutSeconds,
+    assetId: scan.assetId,
+    callbackUrl: scan.callbackUrl,
+    templateId: scan.templateId,
+    parentScanId: scan.parentScanId,
+    resultCount: 0,
+    findingsSummary: emptySummary(),
+    riskScore: 0,
+    error: null,
+    attempts: 0,
+    createdAt,
+    startedAt: null,
+    completedAt: null,
+  };
+}
+
+/** The records of the scans INSERT_SQL stored, or null when it stored none (quota). */
+function insertedRecords(
+  scans: readonly NewScan[],
+  rows: readonly InsertedRow[],
+): ScanRecord[] | null {
+  if (rows.length !== scans.length) {
+    return null;
+  }
+  const created = new Map(rows.map((row) => [row.id, row.created_ms]));
+  return scans.map((scan) => queuedScanRecord(scan, new Date(created.get(scan.id) ?? Number.NaN)));
+}
+
+/**
+ * The parameters of INSERT_SQL for scans of one tenant and quota month, in their order. Each scan
+ * is a row of the JSON array with the scans table's column names.
+ */
+function insertValues(tenantId: string, quotaMonth: string, scans: readonly NewScan[]): unknown[] {
+  const rows = scans.map((scan) => ({
+    id: scan.id,
+    api_key_id: scan.apiKeyId,
+    scan_type: scan.scanType,
+    name: scan.name,
+    target: scan.target,
+    target_type: scan.targetType,
+    priority: scan.priority,
+    priority_rank: priorityRank(scan.priority),
+    tags: scan.tags,
+    options: scan.options,
+    config: scan.config,
+    timeout_seconds: scan.timeoutSeconds,
+    asset_id: scan.assetId,
+    callback_url: scan.callbackUrl,
+    callback_secret: scan.callbackSecret,
+    template_id: scan.templateId,
+    parent_scan_id: scan.parentScanId,
+  }));
+  return [tenantId, quotaMonth, scans.length, JSON.stringify(rows)];
+}
+
+/**
+ * Creates of one tenant in one quota month wait for each other on the count's row lock anyway
+ * (held until commit); batching them keeps that order and pays the lock, the commit and the
+ * NOTIFY once per batch instead of once per scan. At most this many scans go in one statement.
+ */
+const MAX_INSERT_BATCH = 64;
 
 /** A sentinel child row: queued with its parent, never counted against the quota. */
 function childRow(child: NewScan) {
@@ -95,28 +169,78 @@ function childRow(child: NewScan) {
   };
 }
 
+/** Stores scans of one tenant and month in one statement: all of them, or none (quota). */
+async function insertScans(
+  database: DatabaseHandle,
+  tenantId: string,
+  quotaMonth: string,
+  scans: readonly NewScan[],
+): Promise<ScanRecord[] | null> {
+  // One prepared statement: quota, insert and NOTIFY in one round trip.
+  const rows = await database.prepared<InsertedRow>({
+    name: 'rampart_insert_scans',
+    text: INSERT_SQL,
+    values: insertValues(tenantId, quotaMonth, scans),
+  });
+  return insertedRecords(scans, rows);
+}
+
+/**
+ * Writes a batch of creates (see MAX_INSERT_BATCH). When the whole batch does not fit in the
+ * quota, or its statement fails, each scan is tried again on its own and in order: the quota then
+ * admits exactly as many as remain, and an error reaches only the create that caused it.
+ */
+async function insertBatch(
+  database: DatabaseHandle,
+  batch: readonly { readonly scan: NewScan; readonly quotaMonth: string }[],
+): Promise<Array<PromiseSettledResult<ScanRecord | null>>> {
+  const first = batch[0];
+  if (first === undefined) {
+    return [];
+  }
+  const scans = batch.map((item) => item.scan);
+  if (batch.length > 1) {
+    try {
+      const stored = await insertScans(database, first.scan.tenantId, first.quotaMonth, scans);
+      if (stored !== null) {
+        return stored.map((scan) => ({ status: 'fulfilled', value: scan }));
+      }
+    } catch {
+      // Retried one by one below, where the error reaches its own create.
+    }
+  }
+  const results: Array<PromiseSettledResult<ScanRecord | null>> = [];
+  for (const scan of scans) {
+    try {
+      const stored = await insertScans(database, scan.tenantId, first.quotaMonth, [scan]);
+      results.push({ status: 'fulfilled', value: stored?.[0] ?? null });
+    } catch (error) {
+      results.push({ status: 'rejected', reason: error });
+    }
+  }
+  return results;
+}
+
 export function createScanStore(database: DatabaseHandle): ScanStore {
   const db = database.db;
+  const inserts = createKeyedBatcher(
+    (_key, batch: readonly { readonly scan: NewScan; readonly quotaMonth: string }[]) =>
+      insertBatch(database, batch),
+    { maxBatch: MAX_INSERT_BATCH },
+  );
   return {
-    async insert(scan, quotaMonth) {
-      // One prepared statement: quota, insert and NOTIFY in one round trip.
-      const rows = await database.prepared<ScanColumnsRow>({
-        name: 'rampart_insert_scan',
-        text: INSERT_SQL,
-        values: insertValues(scan, quotaMonth),
-      });
-      const row = rows[0];
-      return row === undefined ? null : toScanRecord(row);
+    insert(scan, quotaMonth) {
+      return inserts.submit(`${scan.tenantId} ${quotaMonth}`, { scan, quotaMonth });
     },
 
     async insertSentinel(parent, children, run, quotaMonth) {
       return db.transaction().execute(async (trx) => {
         // The parent exactly as `insert` stores a scan (quota, row, NOTIFY at commit).
         const inserted = await trx.executeQuery(
-          CompiledQuery.raw(INSERT_SQL, insertValues(parent, quotaMonth)),
+          CompiledQuery.raw(INSERT_SQL, insertValues(parent.tenantId, quotaMonth, [parent])),
         );
-        const row = inserted.rows[0] as ScanColumnsRow | undefined;
-        if (row === undefined) {
+        const stored = insertedRecords([parent], inserted.rows as InsertedRow[])?.[0];
+        if (stored === undefined) {
           return null;
         }
         if (children.length > 0) {
@@ -133,7 +257,7 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
             skipped: JSON.stringify(run.skipped),
           })
           .execute();
-        return toScanRecord(row);
+        return stored;
       });
     },
 
