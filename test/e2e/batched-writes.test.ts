@@ -10,6 +10,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyStore } from '../../src/adapters/db/api-keys.repository.js';
 import { createScanStore } from '../../src/adapters/db/scans.repository.js';
+import { claimScans } from '../../src/adapters/queue/claim-scans.js';
+import { finishScan } from '../../src/adapters/queue/finish-scan.js';
+import { emptySummary } from '../../src/domain/findings/summary.js';
 import type { NewScan } from '../../src/use-cases/ports.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
@@ -159,6 +162,86 @@ describe('batched scan inserts', () => {
       }),
     );
     expect(found.every((entry) => entry === null || entry.key.tenantId === tenantId)).toBe(true);
+  });
+});
+
+describe('batched finishes of several workers', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database.destroy();
+  });
+
+  it('completes each scan and hands each worker the next scans it asked for, in queue order', async () => {
+    const db = database.handle.db;
+    const tenantId = randomUUID();
+    await sql`insert into tenants (id, monthly_scan_quota) values (${tenantId}, 100)`.execute(db);
+    const priorities = ['low', 'normal', 'critical', 'high', 'normal', 'low', 'critical', 'normal'];
+    const ranks: Record<string, number> = { critical: 0, high: 1, normal: 2, low: 3 };
+    const ids: string[] = [];
+    for (const priority of priorities) {
+      const id = randomUUID();
+      ids.push(id);
+      await sql`insert into scans (id, tenant_id, scan_type, name, target, target_type, priority,
+          priority_rank, status, options, timeout_seconds)
+        values (${id}, ${tenantId}, 'nmap', 'q', '203.0.113.10', 'ip', ${priority},
+          ${ranks[priority] ?? 2}, 'queued', '{}', 60)`.execute(db);
+    }
+    // The queue order: critical, high, normal, low; first in, first out within each.
+    const queueOrder = ids
+      .map((id, index) => ({ id, index, rank: ranks[priorities[index] ?? 'normal'] ?? 2 }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map((entry) => entry.id);
+    const workers = ['w1', 'w2', 'w3'];
+    const running: string[] = [];
+    for (const worker of workers) {
+      const [scan] = await claimScans(database.handle, worker, ['nmap'], 1, 60_000);
+      running.push(scan?.id ?? '');
+    }
+    expect(running).toEqual(queueOrder.slice(0, 3));
+    // w2's scan went to another worker meanwhile (a lost lease): its finish must not move it.
+    await sql`update scans set lease_owner = 'elsewhere' where id = ${running[1] ?? ''}`.execute(
+      db,
+    );
+    const limits = [1, 2, 1];
+    const finished = await Promise.all(
+      workers.map((worker, index) =>
+        finishScan(
+          database.handle,
+          worker,
+          running[index] ?? '',
+          { kind: 'completed' },
+          { findings: [], summary: emptySummary(), riskScore: 0 },
+          { engines: ['nmap'], limit: limits[index] ?? 1, leaseMs: 60_000 },
+        ),
+      ),
+    );
+    expect(finished.map((result) => result.outcome)).toEqual(['finished', 'lost', 'finished']);
+    expect(finished.map((result) => result.claimed.length)).toEqual(limits);
+    const claimed = finished.flatMap((result) => result.claimed.map((scan) => scan.id));
+    expect(claimed.sort()).toEqual(queueOrder.slice(3, 7).sort());
+    const rows = await sql<{ id: string; status: string; lease_owner: string | null }>`
+      select id, status, lease_owner from scans where tenant_id = ${tenantId}`.execute(db);
+    const byId = new Map(rows.rows.map((row) => [row.id, row]));
+    expect(byId.get(running[0] ?? '')?.status).toBe('completed');
+    expect(byId.get(running[1] ?? '')?.status).toBe('running');
+    expect(byId.get(running[2] ?? '')?.status).toBe('completed');
+    for (const [index, result] of finished.entries()) {
+      for (const scan of result.claimed) {
+        expect(byId.get(scan.id)).toMatchObject({ status: 'running', lease_owner: workers[index] });
+      }
+    }
+    expect(byId.get(queueOrder[7] ?? '')?.status).toBe('queued');
+    const events = await sql<{ scan_id: string; event: string }>`
+      select scan_id, event from scan_events where tenant_id = ${tenantId}`.execute(db);
+    const completedEvents = events.rows.filter((row) => row.event === 'scan.completed');
+    expect(completedEvents.map((row) => row.scan_id).sort()).toEqual(
+      [running[0] ?? '', running[2] ?? ''].sort(),
+    );
+    const startedEvents = events.rows.filter((row) => row.event === 'scan.started');
+    expect(startedEvents.map((row) => row.scan_id).sort()).toEqual(queueOrder.slice(0, 7).sort());
   });
 });
 

@@ -22,7 +22,11 @@ function controlledWrite() {
   return { calls, write };
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Lets the batcher take its next batch (it waits one macrotask after a write). */
+const tick = async () => {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+};
 
 describe('createKeyedBatcher', () => {
   it('writes a lone item at once, in a batch of its own', async () => {
@@ -32,6 +36,7 @@ describe('createKeyedBatcher', () => {
     expect(calls.map((call) => call.items)).toEqual([[1]]);
     calls[0]?.release();
     await expect(result).resolves.toBe('a:1');
+    await tick();
     expect(batcher.busyKeys).toBe(0);
   });
 
@@ -45,7 +50,25 @@ describe('createKeyedBatcher', () => {
     expect(calls.map((call) => call.items)).toEqual([[1], [2, 3, 4]]);
     calls[1]?.release();
     await expect(Promise.all(results)).resolves.toEqual(['a:1', 'a:2', 'a:3', 'a:4']);
+    await tick();
     expect(batcher.busyKeys).toBe(0);
+  });
+
+  it('lets callers woken by a write join the next batch instead of going alone', async () => {
+    const { calls, write } = controlledWrite();
+    const batcher = createKeyedBatcher(write, { maxBatch: 10 });
+    // Each caller, once answered, asks again at once (a worker finishing and claiming).
+    const again = (item: number) =>
+      batcher.submit('a', item).then(() => batcher.submit('a', item + 10));
+    const results = [again(1), again(2), again(3)];
+    calls[0]?.release();
+    await tick();
+    expect(calls.map((call) => call.items)).toEqual([[1], [2, 3, 11]]);
+    calls[1]?.release();
+    await tick();
+    expect(calls.map((call) => call.items)).toEqual([[1], [2, 3, 11], [12, 13]]);
+    calls[2]?.release();
+    await expect(Promise.all(results)).resolves.toEqual(['a:11', 'a:12', 'a:13']);
   });
 
   it('never puts more than maxBatch items in one write', async () => {
@@ -111,6 +134,7 @@ describe('createKeyedBatcher', () => {
         result.status === 'fulfilled' ? result.value : String(result.reason),
       ),
     ).toEqual([2, 'Error: negative -1', 'Error: unlucky batch', 4]);
+    await tick();
     expect(batcher.busyKeys).toBe(0);
   });
 

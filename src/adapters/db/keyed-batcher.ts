@@ -2,8 +2,10 @@
  * Group commit in the application: items submitted under one key while `maxInFlight` writes of
  * that key are in flight wait for one of them to end, and then go together as the next write. A
  * lone item is written at once (no timer, no added latency when there is no contention); under
- * load the batches grow by themselves to the number of items that arrived during one write. Keys
- * are independent: writes of different keys run concurrently.
+ * load the batches grow by themselves to the number of items that arrived during one write. After
+ * a write, the next batch is taken one macrotask later, so that callers woken by the write's
+ * results (a worker that finished one scan and asks for the next) join it instead of the first
+ * of them going alone. Keys are independent: writes of different keys run concurrently.
  *
  * `write` receives the items in the order they were submitted and settles each of them: one
  * `PromiseSettledResult` per item, in the same order. When it throws, every item of that batch is
@@ -63,6 +65,7 @@ export function createKeyedBatcher<T, R>(
           waiting.reject(error);
         }
       }
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     state.writers -= 1;
     if (state.writers === 0) {

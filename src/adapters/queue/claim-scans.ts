@@ -29,13 +29,15 @@ import {
 /**
  * The claim as CTEs (`claimable`, `claimed`, `claimed_events`) for a statement of its own or for
  * finish-scan's complete-and-claim. `owner` and `lease` are the placeholders of the worker id and
- * the lease in milliseconds.
+ * the lease in milliseconds; `owner` may instead be a text[] of `limit` worker ids
+ * (`ownerPerScan`), the n-th claimed scan (in queue order) leased to the n-th of them.
  */
 export function claimCtes(
   engines: readonly string[],
   limit: number,
   owner: string,
   lease: string,
+  ownerPerScan = false,
 ): string {
   if (
     !Number.isInteger(limit) ||
@@ -44,26 +46,30 @@ export function claimCtes(
   ) {
     throw new TypeError(`claimScans: bad engines or limit: ${engines.join(',')} ${limit}`);
   }
-  return `claimable as (
-    select id from scans
+  const head = `select id from scans
     where status in (${statusList(MOVES.start.from)})
       and scan_type in (${engines.map((engine) => `'${engine}'`).join(', ')})
     order by priority_rank, seq
     limit ${limit}
-    for update skip locked
-  ),
+    for update skip locked`;
+  return `claimable as (${
+    ownerPerScan
+      ? `select locked.id, owners.owner from (select id, row_number() over () as n from (${head}) head) locked
+    join unnest(${owner}::text[]) with ordinality as owners(owner, n) on owners.n = locked.n`
+      : head
+  }),
   claimed as (
     update scans
     set status = '${MOVES.start.to}',
         attempts = scans.attempts + 1,
-        lease_owner = ${owner},
+        lease_owner = ${ownerPerScan ? 'claimable.owner' : owner},
         lease_expires_at = now() + ${lease}::integer * interval '1 millisecond',
         started_at = now(),
         completed_at = null,
         progress = 0
     from claimable
     where scans.id = claimable.id
-    returning ${SCAN_COLUMNS.map((column) => `scans.${column}`).join(', ')}
+    returning ${SCAN_COLUMNS.map((column) => `scans.${column}`).join(', ')}, scans.lease_owner
   ),
   claimed_events as (${eventInsertSql('scan.started', 'claimed')})`;
 }
