@@ -166,6 +166,7 @@ describe('batched scan inserts', () => {
 });
 
 describe('batched finishes of several workers', () => {
+  // A database of its own: the queue is shared by every tenant, and the scans stored above wait in it.
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
