@@ -10,8 +10,17 @@
  * the input order; each component becomes one `CorrelatedFinding`. Everything is linear in the
  * number of findings and keys: the output is put in order by a radix sort on a numeric key
  * (radix-order.ts), and only the few sources of one finding are sorted by comparison. Per-source
- * state lives in typed arrays (source-table.ts, disjoint-sets.ts), so a million findings cost no
- * object per finding beyond the output itself.
+ * state lives in arrays of small integers (source-table.ts, disjoint-sets.ts), so a million
+ * findings cost no object per finding beyond the output itself.
+ *
+ * Memory: those arrays are plain arrays, not typed arrays. A typed array's memory lies outside
+ * V8's heap, and V8 starts a full collection, which marks the whole heap, each time that outside
+ * memory has grown by 64 MB since the last one, however large the heap is. Correlating a million
+ * findings needs some 60 MB of such lists, so with typed arrays most runs at that size started
+ * one (`--trace-incremental-marking`: "external memory pressure") and paid for marking the whole
+ * heap (input and output, about 1 GB): the cost per finding grew with the number of findings.
+ * Plain arrays of small integers take twice the memory of 32-bit typed arrays, but count
+ * towards the heap, whose collections V8 schedules in proportion to its size.
  *
  * Both functions are pure and never modify their input. The output is a fresh array in a fixed
  * order; its findings may share read-only lists (identifiers, references) with the input.
@@ -102,16 +111,16 @@ function link(table: SourceTable, sets: DisjointSets): Links {
  */
 interface Groups {
   readonly count: number;
-  readonly start: Int32Array;
-  readonly members: Int32Array;
+  readonly start: readonly number[];
+  readonly members: readonly number[];
   /** The group of each source. */
-  readonly groupOf: Int32Array;
+  readonly groupOf: readonly number[];
 }
 
 function groupsOf(table: SourceTable, sets: DisjointSets): Groups {
   const total = table.findings.length;
-  const groupOfRoot = new Int32Array(total).fill(-1);
-  const groupOf = new Int32Array(total);
+  const groupOfRoot = new Array<number>(total).fill(-1);
+  const groupOf = new Array<number>(total);
   let count = 0;
   for (let i = 0; i < total; i++) {
     const root = sets.find(i);
@@ -122,7 +131,7 @@ function groupsOf(table: SourceTable, sets: DisjointSets): Groups {
     }
     groupOf[i] = group;
   }
-  const start = new Int32Array(count + 1);
+  const start = new Array<number>(count + 1).fill(0);
   for (let i = 0; i < total; i++) {
     const next = (groupOf[i] ?? 0) + 1;
     start[next] = (start[next] ?? 0) + 1;
@@ -131,7 +140,7 @@ function groupsOf(table: SourceTable, sets: DisjointSets): Groups {
     start[g + 1] = (start[g + 1] ?? 0) + (start[g] ?? 0);
   }
   const next = start.slice(0, count);
-  const members = new Int32Array(total);
+  const members = new Array<number>(total);
   for (let i = 0; i < total; i++) {
     const group = groupOf[i] ?? 0;
     members[next[group] ?? 0] = i;
@@ -142,7 +151,10 @@ function groupsOf(table: SourceTable, sets: DisjointSets): Groups {
     const from = start[g] ?? 0;
     const to = start[g + 1] ?? 0;
     if (to - from > 1) {
-      members.set(Array.from(members.subarray(from, to)).sort(bySource), from);
+      const sorted = members.slice(from, to).sort(bySource);
+      for (let k = 0; k < sorted.length; k++) {
+        members[from + k] = sorted[k] ?? 0;
+      }
     }
   }
   return { count, start, members, groupOf };
@@ -263,7 +275,7 @@ function sourceAt(table: SourceTable, index: number): FindingSource {
  */
 function merge(
   table: SourceTable,
-  members: Int32Array,
+  members: readonly number[],
   from: number,
   to: number,
   rules: readonly CorrelationRule[],
@@ -308,9 +320,12 @@ function merge(
 function inOutputOrder(
   table: SourceTable,
   built: readonly CorrelatedFinding[],
-  primaries: Int32Array,
+  primaries: readonly number[],
 ): CorrelatedFinding[] {
-  const groups = Int32Array.from(built.keys());
+  const groups = new Array<number>(built.length);
+  for (let group = 0; group < built.length; group++) {
+    groups[group] = group;
+  }
   const { hi, lo } = outputKeys(table, primaries);
   const order = radixOrder(groups, hi, lo, (a, b) =>
     compareOutputs(table, primaries[a] ?? 0, primaries[b] ?? 0),
@@ -360,7 +375,7 @@ export function correlate(
   const groups = groupsOf(table, sets);
   const rules = rulesByGroup(groups, links);
   const built: CorrelatedFinding[] = new Array(groups.count);
-  const primaries = new Int32Array(groups.count);
+  const primaries = new Array<number>(groups.count);
   for (let g = 0; g < groups.count; g++) {
     const from = groups.start[g] ?? 0;
     const to = groups.start[g + 1] ?? 0;
@@ -381,7 +396,7 @@ export function uncorrelated(
   const table = sourceTableOf(findings);
   const count = table.findings.length;
   const built: CorrelatedFinding[] = new Array(count);
-  const primaries = new Int32Array(count);
+  const primaries = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     // Every source is a group of its own: `primaries` doubles as the list of members.
     primaries[i] = i;

@@ -1,15 +1,18 @@
 /**
  * Union-find (disjoint sets) over the numbers 0..count-1, with path halving and union by size:
- * near-constant time per operation. Two typed arrays, whatever the count: correlation keeps a
- * million findings in it without an object per finding.
+ * near-constant time per operation. Two arrays of small integers, whatever the count:
+ * correlation keeps a million findings in it without an object per finding. Plain arrays, not
+ * typed ones: a typed array's memory lies outside V8's heap, and V8 starts a full collection of
+ * the whole heap whenever that outside memory has grown by 64 MB, however large the heap is
+ * (correlate.ts, "Memory").
  */
 export class DisjointSets {
-  private readonly parent: Int32Array;
-  private readonly size: Int32Array;
+  private readonly parent: number[];
+  private readonly size: number[];
 
   constructor(count: number) {
-    this.parent = new Int32Array(count);
-    this.size = new Int32Array(count).fill(1);
+    this.parent = new Array<number>(count);
+    this.size = new Array<number>(count).fill(1);
     for (let i = 0; i < count; i++) {
       this.parent[i] = i;
     }

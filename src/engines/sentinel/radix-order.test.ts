@@ -48,9 +48,11 @@ describe('radixOrder', () => {
           // The tie-breaker: a value of each item, then the item itself (a total order).
           const compare = (a: number, b: number) =>
             (rows[a]?.[2] ?? 0) - (rows[b]?.[2] ?? 0) || a - b;
-          expect(Array.from(radixOrder(items, hi, lo, compare))).toEqual(
-            expectedOrder(items, hi, lo, compare),
-          );
+          const expected = expectedOrder(items, hi, lo, compare);
+          expect(radixOrder(items, hi, lo, compare)).toEqual(expected);
+          // The same bits given as signed 32-bit integers (as outputKeys gives them).
+          const signed = (half: Uint32Array) => Array.from(half, (value) => value | 0);
+          expect(radixOrder(Array.from(items), signed(hi), signed(lo), compare)).toEqual(expected);
         },
       ),
       { numRuns: 40 },
@@ -113,11 +115,13 @@ describe('outputKeys', () => {
             }),
           ),
         );
-        const positions = Int32Array.from(parts, (_, i) => i);
+        const positions = parts.map((_, i) => i);
         const { hi, lo } = outputKeys(table, positions);
         for (let a = 0; a < parts.length; a++) {
           for (let b = 0; b < parts.length; b++) {
-            const keyOrder = (hi[a] ?? 0) - (hi[b] ?? 0) || (lo[a] ?? 0) - (lo[b] ?? 0);
+            // Each half's bits, compared unsigned.
+            const half = (list: readonly number[], at: number) => (list[at] ?? 0) >>> 0;
+            const keyOrder = half(hi, a) - half(hi, b) || half(lo, a) - half(lo, b);
             if (keyOrder < 0) {
               expect(compareOutputs(table, a, b)).toBeLessThan(0);
             }

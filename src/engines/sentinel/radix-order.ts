@@ -7,6 +7,11 @@
  *
  * The key must agree with the comparison: a smaller key means an earlier item. Items with equal
  * keys may be in any order for the key, and the comparison decides between them.
+ *
+ * Each half of a key is 32 bits, compared unsigned; it may be given as an unsigned or as a signed
+ * 32-bit integer (the same bits). The working lists are plain arrays holding the halves as signed
+ * integers (V8 keeps small integers in the array itself), not typed arrays, whose memory outside V8's
+ * heap would start a full collection of the whole heap at every 64 MB (correlate.ts, "Memory").
  */
 
 /** Below this many items a comparison sort is quicker than four passes over 65,536 buckets. */
@@ -16,13 +21,21 @@ const DIGIT_BITS = 16;
 const BUCKETS = 1 << DIGIT_BITS;
 const DIGIT_MASK = BUCKETS - 1;
 
-/** Sorts items with their keys by one 16-bit digit, stably, into the `to` arrays. */
-function pass(
-  from: { items: Int32Array; hi: Uint32Array; lo: Uint32Array },
-  to: { items: Int32Array; hi: Uint32Array; lo: Uint32Array },
-  digit: Digit,
-  counts: Int32Array,
-): boolean {
+/** One 16-bit digit of the key: which half, and how far to shift it. */
+interface Digit {
+  readonly half: 'hi' | 'lo';
+  readonly shift: number;
+}
+
+/** Items and the two halves of their keys, as signed 32-bit integers. */
+interface Lists {
+  items: number[];
+  hi: number[];
+  lo: number[];
+}
+
+/** Sorts items with their keys by one 16-bit digit, stably, into the `to` lists. */
+function pass(from: Lists, to: Lists, digit: Digit, counts: number[]): boolean {
   const count = from.items.length;
   const keys = digit.half === 'hi' ? from.hi : from.lo;
   const shift = digit.shift;
@@ -54,12 +67,6 @@ function pass(
   return true;
 }
 
-/** One 16-bit digit of the key: which half, and how far to shift it. */
-interface Digit {
-  readonly half: 'hi' | 'lo';
-  readonly shift: number;
-}
-
 /** Least significant first. */
 const DIGITS: readonly Digit[] = [
   { half: 'lo', shift: 0 },
@@ -69,54 +76,65 @@ const DIGITS: readonly Digit[] = [
 ];
 
 /** Orders each run of equal keys by the comparison. */
-function orderTies(
-  items: Int32Array,
-  hi: Uint32Array,
-  lo: Uint32Array,
-  compare: (a: number, b: number) => number,
-): void {
+function orderTies({ items, hi, lo }: Lists, compare: (a: number, b: number) => number): void {
   let start = 0;
   for (let i = 1; i <= items.length; i++) {
     if (i < items.length && hi[i] === hi[start] && lo[i] === lo[start]) {
       continue;
     }
     if (i - start > 1) {
-      items.set(Array.from(items.subarray(start, i)).sort(compare), start);
+      const tied = items.slice(start, i).sort(compare);
+      for (let k = 0; k < tied.length; k++) {
+        items[start + k] = tied[k] ?? 0;
+      }
     }
     start = i;
   }
 }
 
+/** A copy of the values as signed 32-bit integers. */
+function signedCopy(values: ArrayLike<number>): number[] {
+  const copy = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    copy[i] = (values[i] ?? 0) | 0;
+  }
+  return copy;
+}
+
+/** A list of `count` zeros. */
+const zeros = (count: number) => new Array<number>(count).fill(0);
+
 /**
  * The items in ascending key order; items with equal keys in `compare`'s order. `hi[i]` and
- * `lo[i]` are the key of `items[i]`. Linear in the number of items (apart from the ties). The
- * arguments are not modified.
- * @example radixOrder(Int32Array.of(7, 8), Uint32Array.of(2, 1), Uint32Array.of(0, 0), cmp) // Int32Array [8, 7]
+ * `lo[i]` are the key of `items[i]` (32 bits each, compared unsigned). Linear in the number of
+ * items (apart from the ties). The arguments are not modified.
+ * @example radixOrder([7, 8], [2, 1], [0, 0], cmp) // [8, 7]
  */
 export function radixOrder(
-  items: Int32Array,
-  hi: Uint32Array,
-  lo: Uint32Array,
+  items: ArrayLike<number>,
+  hi: ArrayLike<number>,
+  lo: ArrayLike<number>,
   compare: (a: number, b: number) => number,
-): Int32Array {
+): number[] {
   const count = items.length;
   if (count < RADIX_THRESHOLD) {
-    const order = Array.from(items.keys()).sort(
+    const unsigned = (half: ArrayLike<number>, at: number) => (half[at] ?? 0) >>> 0;
+    const order = Array.from({ length: count }, (_, position) => position).sort(
       (a, b) =>
-        (hi[a] ?? 0) - (hi[b] ?? 0) ||
-        (lo[a] ?? 0) - (lo[b] ?? 0) ||
+        unsigned(hi, a) - unsigned(hi, b) ||
+        unsigned(lo, a) - unsigned(lo, b) ||
         compare(items[a] ?? 0, items[b] ?? 0),
     );
-    return Int32Array.from(order, (position) => items[position] ?? 0);
+    return order.map((position) => items[position] ?? 0);
   }
-  let from = { items: items.slice(), hi: hi.slice(), lo: lo.slice() };
-  let to = { items: new Int32Array(count), hi: new Uint32Array(count), lo: new Uint32Array(count) };
-  const counts = new Int32Array(BUCKETS);
+  let from: Lists = { items: signedCopy(items), hi: signedCopy(hi), lo: signedCopy(lo) };
+  let to: Lists = { items: zeros(count), hi: zeros(count), lo: zeros(count) };
+  const counts = zeros(BUCKETS);
   for (const digit of DIGITS) {
     if (pass(from, to, digit, counts)) {
       [from, to] = [to, from];
     }
   }
-  orderTies(from.items, from.hi, from.lo, compare);
+  orderTies(from, compare);
   return from.items;
 }

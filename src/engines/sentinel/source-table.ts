@@ -1,8 +1,9 @@
 /**
  * The source findings of a correlation, flattened and ranked once, and the two orders
  * correlation sorts by (README, "Correlation"). Sources are numbered by their position in the
- * input; their ranks sit in typed arrays (no object per source), and the output order has a
- * numeric key (`outputKeys`) so a million findings are put in order by a radix sort.
+ * input; their ranks sit in arrays of small integers (no object per source; plain arrays, not
+ * typed ones, for the reason in correlate.ts, "Memory"), and the output order has a numeric key
+ * (`outputKeys`) so a million findings are put in order by a radix sort.
  */
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { ENGINE_NAMES } from '../engine.js';
@@ -18,11 +19,11 @@ export interface SourceTable {
   /** The input itself when it holds no correlated finding. */
   readonly findings: readonly SourceFinding[];
   /** Index into CONFIDENCES: higher is more confident. */
-  readonly confidenceRank: Uint8Array;
+  readonly confidenceRank: readonly number[];
   /** Index into SEVERITIES: 0 for critical … 4 for info (an unknown value after info). */
-  readonly severityRank: Uint8Array;
+  readonly severityRank: readonly number[];
   /** Index into ENGINE_NAMES (an unknown engine after all). */
-  readonly engineRank: Uint8Array;
+  readonly engineRank: readonly number[];
 }
 
 function rankIn(list: readonly string[], value: string): number {
@@ -61,19 +62,16 @@ function sourcesOf(
 export function sourceTableOf(items: readonly (SourceFinding | CorrelatedFinding)[]): SourceTable {
   const findings = sourcesOf(items);
   const count = findings.length;
-  const table = {
-    findings,
-    confidenceRank: new Uint8Array(count),
-    severityRank: new Uint8Array(count),
-    engineRank: new Uint8Array(count),
-  };
+  const confidenceRank = new Array<number>(count);
+  const severityRank = new Array<number>(count);
+  const engineRank = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     const finding = findings[i] as SourceFinding;
-    table.confidenceRank[i] = CONFIDENCES.indexOf(confidenceOf(finding));
-    table.severityRank[i] = rankIn(SEVERITIES, finding.severity);
-    table.engineRank[i] = rankIn(ENGINE_NAMES, finding.engine);
+    confidenceRank[i] = CONFIDENCES.indexOf(confidenceOf(finding));
+    severityRank[i] = rankIn(SEVERITIES, finding.severity);
+    engineRank[i] = rankIn(ENGINE_NAMES, finding.engine);
   }
-  return table;
+  return { findings, confidenceRank, severityRank, engineRank };
 }
 
 export function confidenceAt(table: SourceTable, index: number): Confidence {
@@ -145,14 +143,15 @@ function sevenBitUnits(text: string, units: Uint8Array): void {
 /**
  * A 64-bit key per source that agrees with `compareOutputs` (radix-order.ts): severity (3 bits),
  * engine (4 bits), then the first nine code units of the fingerprint in 7 bits each (57 bits).
- * Sources whose keys are equal are left to `compareOutputs`.
+ * Sources whose keys are equal are left to `compareOutputs`. Each half is given as a signed
+ * 32-bit integer (so the lists hold small integers); its bits are compared unsigned.
  */
 export function outputKeys(
   table: SourceTable,
-  sources: Int32Array,
-): { readonly hi: Uint32Array; readonly lo: Uint32Array } {
-  const hi = new Uint32Array(sources.length);
-  const lo = new Uint32Array(sources.length);
+  sources: readonly number[],
+): { readonly hi: readonly number[]; readonly lo: readonly number[] } {
+  const hi = new Array<number>(sources.length);
+  const lo = new Array<number>(sources.length);
   const units = new Uint8Array(KEY_UNITS);
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i] ?? 0;
@@ -166,8 +165,8 @@ export function outputKeys(
     }
     const severity = Math.min(table.severityRank[source] ?? 0, 7);
     const engine = Math.min(table.engineRank[source] ?? 0, 15);
-    hi[i] = ((severity << 29) | (engine << 25) | (first >>> 3)) >>> 0;
-    lo[i] = (((first & 7) << 29) | (second << 1) | ((units[8] ?? 0) >>> 6)) >>> 0;
+    hi[i] = (severity << 29) | (engine << 25) | (first >>> 3);
+    lo[i] = ((first & 7) << 29) | (second << 1) | ((units[8] ?? 0) >>> 6);
   }
   return { hi, lo };
 }
