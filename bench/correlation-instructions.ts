@@ -12,21 +12,22 @@
  * How: each size runs in its own Node process under valgrind's callgrind with instrumentation
  * off (`--instr-atstart=no`). The process builds the same input as bench/correlation.ts, runs
  * `correlate` until the compiler has optimized it (20 runs on 10,000 findings, then two on the
- * input). Then it counts consecutive runs (10 at 10k and 100k, 4 at 1M): per run it switches
+ * input). Then it counts consecutive runs (10 at 10k and 100k, 8 at 1M): per run it switches
  * instrumentation on (`callgrind_control -i on <its own pid>`), runs `correlate`, switches it
  * off and dumps the counters (`callgrind_control -d`). The instructions of each run (every
  * thread: the garbage collector's too) are read from its dump. valgrind runs everything 5–50×
- * slower, so the sizes take about 17 minutes in all. Without valgrind on PATH the stage is
+ * slower, so the sizes take about 23 minutes in all. Without valgrind on PATH the stage is
  * reported as not measured.
  *
  * Judged on the mean over the counted runs, the amortized cost: a full collection marks the
- * whole heap (at 1M about 1 GB, 4,000–7,000 instructions per finding) and falls into some runs
- * and not others (seen: 1 run in 10 at 100k, 2 in 4 at 1M, because the runtime's fixed heap of
- * about 150 MB gives the smaller sizes more room before one). A median would drop the runs it
- * falls into at the smaller sizes and, with a single run at 1M, keep or drop it at 1M by chance
- * (so the first version of this bench, median of 5 against one run, measured 1M/100k anywhere
- * from 9.8× to 16×); the mean charges every size its share. The median (a typical run) is
- * printed too.
+ * whole heap (at 1M about 0.6–0.8 GB, some 4,000 instructions per finding of the run it falls
+ * into) and falls into some runs and not others. A median would drop the runs it falls into at
+ * the smaller sizes and keep or drop it at 1M by chance; the mean charges every size its share.
+ * The median (a typical run) is printed too. Two causes of full collections were found that do
+ * not grow with the heap, and so charged the larger sizes more per finding: memory outside V8's
+ * heap (typed arrays: V8 starts a full collection each 64 MB, whatever the heap's size; correlation
+ * no longer uses them, see correlate.ts, "Memory"), and V8's memory reducer, which took the pauses
+ * of the measuring for idleness (off in the child, see `countAt`).
  *
  * Each dump is also read with `callgrind_annotate` and the instructions in V8's garbage collector
  * (by symbol, `GC_SYMBOL`) are told apart; the growth without them is printed as well.
@@ -110,9 +111,13 @@ function hasValgrind(): boolean {
   return spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Consecutive runs counted per size (about 10 s of valgrind per 100k findings). */
+/**
+ * Consecutive runs counted per size (about 10 s of valgrind per 100k findings): enough for two
+ * or more full collections at each size (one in about 5 runs at 100k, 3 to 4 at 1M), so that the
+ * mean holds their share rather than a count of 0, 1 or 2 that chance picked.
+ */
 export function countedRuns(size: number): number {
-  return size <= 100_000 ? 10 : 4;
+  return size <= 100_000 ? 10 : 8;
 }
 
 const mean = (values: readonly number[]) =>
@@ -140,6 +145,11 @@ function countAt(size: number): Count[] {
         '--smc-check=all-non-file',
         `--callgrind-out-file=${join(directory, 'counts')}`,
         process.execPath,
+        // Between counted runs the process waits while callgrind switches instrumentation and
+        // writes its counters (seconds at 1M under valgrind). V8's memory reducer takes such a
+        // pause for idleness and starts a full collection, which then lands in the next counted
+        // run: an artifact of the measuring, not of correlation. Off here.
+        '--no-memory-reducer',
         '--import',
         'tsx',
         fileURLToPath(import.meta.url),
