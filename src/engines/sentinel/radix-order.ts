@@ -10,8 +10,9 @@
  *
  * Each half of a key is 32 bits, compared unsigned; it may be given as an unsigned or as a signed
  * 32-bit integer (the same bits). The working lists are plain arrays holding the halves as signed
- * integers (V8 keeps small integers in the array itself), not typed arrays, whose memory outside V8's
- * heap would start a full collection of the whole heap at every 64 MB (correlate.ts, "Memory").
+ * integers (V8 keeps small integers in the array itself), not typed arrays, whose memory outside
+ * V8's heap would start a full collection of the whole heap at every 64 MB (correlate.ts,
+ * "Memory").
  */
 
 /** Below this many items a comparison sort is quicker than four passes over 65,536 buckets. */
