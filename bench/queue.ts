@@ -22,6 +22,7 @@ import { connectPostgres } from '../src/adapters/db/connect.js';
 import { migrate } from '../src/adapters/db/migrate.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { composeApp } from '../src/main/compose.js';
+import { sentinelLifecycle } from '../src/main/workers.js';
 import type { EngineRunner } from '../src/use-cases/ports.js';
 import { startScanWorker } from '../src/workers/scan-worker.js';
 
@@ -173,6 +174,7 @@ export async function benchClaims(): Promise<{ scansPerSecond: number; scans: nu
           leaseMs: 60_000,
           pollMs: 1_000,
           logger,
+          parents: sentinelLifecycle(database),
         }),
       ),
     );

@@ -23,15 +23,12 @@ export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export type { TargetType } from '../domain/targets/target.js';
 
-export interface EngineDefinition {
+/** What every engine has: a name, the targets it takes and its options. */
+interface EngineBase {
   readonly name: EngineName;
   readonly description: string;
   /** Target types the engine takes (the specification's compatibility table; trivy adds image). */
   readonly targetTypes: readonly TargetType[];
-  /** Executable looked up on PATH; null for sentinel, which runs the other engines. */
-  readonly binary: string | null;
-  /** Arguments that make the binary print its version. */
-  readonly versionArgs: readonly string[];
   /** JSON Schema (TypeBox) of `options`: closed objects, defaults from the specification. */
   readonly optionsSchema: TObject;
   /**
@@ -51,9 +48,30 @@ export interface EngineDefinition {
   ) => { readonly field: string; readonly reason: string } | null;
   /** The scan `timeout` when the request gives none (seconds; at most 86400). */
   readonly defaultTimeoutSeconds: number;
-  /** How to run the tool and read its output; absent until the engine's adapter exists. */
-  readonly command?: EngineCommand;
 }
+
+/** An engine that is one tool: a worker runs its binary and reads its report. */
+export interface ToolEngine extends EngineBase {
+  readonly kind: 'tool';
+  /** Executable looked up on PATH. */
+  readonly binary: string;
+  /** Arguments that make the binary print its version. */
+  readonly versionArgs: readonly string[];
+  /** How to run the tool and read its output. */
+  readonly command: EngineCommand;
+}
+
+/**
+ * The engine that runs others: a scan of it is a parent whose engines run as child scans
+ * (use-cases/scans/sentinel-lifecycle.ts), so no worker runs it and it has no binary.
+ */
+export interface SentinelEngine extends EngineBase {
+  readonly kind: 'sentinel';
+  /** The engines the options name (besides those the plan picks), for the key's allowed list. */
+  memberEngines(options: Readonly<Record<string, unknown>>): readonly string[];
+}
+
+export type EngineDefinition = ToolEngine | SentinelEngine;
 
 /** What a parser knows besides the report text. */
 export interface ParseContext {

@@ -1,4 +1,4 @@
-import { ENGINE_NAMES, type EngineDefinition, type EngineName } from './engine.js';
+import { ENGINE_NAMES, type EngineDefinition, type EngineName, isEngineName } from './engine.js';
 import { harvesterEngine } from './harvester/engine.js';
 import { niktoEngine } from './nikto/engine.js';
 import { nmapEngine } from './nmap/engine.js';
@@ -27,4 +27,9 @@ export const ENGINES: Readonly<Record<EngineName, EngineDefinition>> = {
 /** The engines in the specification's order. */
 export function listEngines(): EngineDefinition[] {
   return ENGINE_NAMES.map((name) => ENGINES[name]);
+}
+
+/** Whether scans of this engine run as child scans of other engines (sentinel). */
+export function runsAsChildScans(scanType: string): boolean {
+  return isEngineName(scanType) && ENGINES[scanType].kind !== 'tool';
 }

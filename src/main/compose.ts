@@ -38,7 +38,7 @@ import { listEngines } from '../engines/registry.js';
 import type { Clock, EngineRunner, TargetResolver, WebhookSender } from '../use-cases/ports.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
-import { realEngineRunners, startWorkers } from './workers.js';
+import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
   /** An already open database (tests share one between two apps); otherwise from the config. */
@@ -88,11 +88,12 @@ export async function probeEngines(): Promise<EngineAvailability[]> {
   const probes = await probeEngineBinaries(engines);
   return engines.map((engine) => {
     const probe = probes.get(engine.name);
-    const memberEngines = engines.filter((e) => e.binary !== null);
     const available =
-      engine.binary === null
-        ? memberEngines.some((member) => probes.get(member.name)?.installed === true)
-        : probe?.installed === true;
+      engine.kind === 'tool'
+        ? probe?.installed === true
+        : engines.some(
+            (member) => member.kind === 'tool' && probes.get(member.name)?.installed === true,
+          );
     return {
       name: engine.name,
       description: engine.description,
@@ -146,6 +147,7 @@ export async function composeApp(
     timeoutMs: config.webhookTimeoutMs,
     logger,
   });
+  const sentinel = sentinelLifecycle(database);
   const deps: AppDeps = {
     config,
     apiKeys,
@@ -155,6 +157,7 @@ export async function composeApp(
     tokens: createTokenVerifier(config.jwt, await resolveJwtSecret(config)),
     engines,
     scans: createScanStore(database),
+    childScans: sentinel,
     workers: workerDirectory,
     resolver,
     webhooks: createWebhookStore(database.db),
@@ -181,6 +184,7 @@ export async function composeApp(
     runners: options.engineRunners ?? realEngineRunners(config, engines),
     resolver,
     logger,
+    parents: sentinel,
     onScanEnded: () => dispatcher.wake(),
   });
   workerDirectory.invalidate();

@@ -8,9 +8,14 @@ import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
 import type { EngineAvailability } from '../adapters/http/app-deps.js';
 import { createProcessEngineRunner } from '../adapters/process/process-engine-runner.js';
+import { createSentinelRunStore } from '../adapters/queue/sentinel-runs.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
 import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import {
+  createSentinelLifecycle,
+  type SentinelLifecycle,
+} from '../use-cases/scans/sentinel-lifecycle.js';
 import { type ScanWorker, startScanWorker } from '../workers/scan-worker.js';
 
 /** The safety-net poll of a worker; NOTIFY wakes it at once in the normal case. */
@@ -24,21 +29,24 @@ export function realEngineRunners(
   const runners = new Map<string, EngineRunner>();
   for (const engine of listEngines()) {
     const probed = engines.find((candidate) => candidate.name === engine.name);
-    if (engine.binary === null || engine.command === undefined || probed?.available !== true) {
+    if (engine.kind !== 'tool' || probed?.available !== true) {
       continue;
     }
     runners.set(
       engine.name,
-      createProcessEngineRunner(
-        { ...engine, binary: engine.binary, command: engine.command },
-        {
-          parentEnv: { PATH: config.scannerPath ?? undefined },
-          privileged: process.getuid?.() === 0,
-        },
-      ),
+      createProcessEngineRunner(engine, {
+        parentEnv: { PATH: config.scannerPath ?? undefined },
+        privileged: process.getuid?.() === 0,
+      }),
     );
   }
   return runners;
+}
+
+/** The sentinel lifecycle over this database: the API's child-scan planner and cancel follow-up, and
+ * every worker's parent hooks. */
+export function sentinelLifecycle(database: DatabaseHandle): SentinelLifecycle {
+  return createSentinelLifecycle(createSentinelRunStore(database));
 }
 
 export async function startWorkers(options: {
@@ -47,10 +55,13 @@ export async function startWorkers(options: {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
   readonly logger: Logger;
+  /** The sentinel lifecycle (one per process); otherwise built over `database`. */
+  readonly parents?: SentinelLifecycle;
   /** Called when a scan of these workers ended (wakes the webhook dispatcher). */
   readonly onScanEnded?: () => void;
 }): Promise<ScanWorker[]> {
   const { config } = options;
+  const parents = options.parents ?? sentinelLifecycle(options.database);
   const workers: ScanWorker[] = [];
   for (let index = 0; index < config.workers; index += 1) {
     workers.push(
@@ -64,6 +75,7 @@ export async function startWorkers(options: {
         leaseMs: config.workerLeaseMs,
         pollMs: WORKER_POLL_MS,
         logger: options.logger,
+        parents,
         ...(options.onScanEnded ? { onScanEnded: options.onScanEnded } : {}),
       }),
     );

@@ -3,10 +3,9 @@
  * the stores); tests and the CLI pass their own clock and id source.
  */
 import type { DraftFinding, Finding, Severity } from '../domain/findings/finding.js';
-import type { Priority } from '../domain/scans/priority.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { CancelConflict, ScanStatus } from '../domain/scans/status-machine.js';
-import type { ScanTarget, TargetType } from '../domain/targets/target.js';
+import type { ScanTarget } from '../domain/targets/target.js';
 
 export interface Clock {
   now(): Date;
@@ -110,26 +109,26 @@ export interface LastUsedRecorder {
   record(id: string): void;
 }
 
-/** A scan to insert, as create-scan has validated it. */
-export interface NewScan {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly apiKeyId: string | null;
-  readonly scanType: string;
-  readonly name: string;
-  readonly target: string;
-  readonly targetType: TargetType;
-  readonly priority: Priority;
-  readonly tags: readonly string[];
-  readonly options: Readonly<Record<string, unknown>>;
-  readonly config: Readonly<Record<string, unknown>>;
-  readonly timeoutSeconds: number;
-  readonly assetId: string | null;
-  readonly callbackUrl: string | null;
-  readonly callbackSecret: string | null;
-  readonly templateId: string | null;
-  readonly parentScanId: string | null;
-}
+/** A scan to insert, as create-scan has validated it: what a queued scan's record starts from. */
+export type NewScan = Pick<
+  ScanRecord,
+  | 'id'
+  | 'tenantId'
+  | 'apiKeyId'
+  | 'scanType'
+  | 'name'
+  | 'target'
+  | 'targetType'
+  | 'priority'
+  | 'tags'
+  | 'options'
+  | 'config'
+  | 'timeoutSeconds'
+  | 'assetId'
+  | 'callbackUrl'
+  | 'templateId'
+  | 'parentScanId'
+> & { readonly callbackSecret: string | null };
 
 /** What a sentinel scan stores besides its parent and child rows (the plan's outcome). */
 export interface NewSentinelRun {
@@ -206,8 +205,8 @@ export interface ScanStore {
     page: Page,
   ): Promise<{ readonly scans: ScanRecord[]; readonly total: number }>;
   /**
-   * Cancels a queued or running scan and tells the worker running it, in one transaction; a
-   * sentinel scan's unfinished children are cancelled with it.
+   * Cancels a queued or running scan and tells the worker running it, in one transaction (its
+   * children, if any, are the cancel use case's to cancel).
    */
   cancel(tenantId: string, id: string): Promise<CancelResult>;
   listFindings(

@@ -8,9 +8,8 @@
  *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
  *   whichever worker runs the scan, so the process stops within the runner's kill grace.
  * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
- *   WORKER_LOST, and collects sentinel scans whose children all ended without being collected.
- * - A sentinel child starts its parent when it starts, moves the parent's progress with its own,
- *   and asks for the parent's collection when it ends (adapters/queue/collect-sentinel.ts).
+ *   WORKER_LOST, and has the parent scans nobody collected collected (`parents`).
+ * - The run of one scan, and what its parent does as it moves, is run-claimed-scan.ts.
  * - stop(): no more claims; running scans get `graceMs` to finish, then are aborted and handed back
  *   to the queue.
  */
@@ -25,19 +24,18 @@ import {
   unregisterWorker,
 } from '../adapters/db/workers.repository.js';
 import { claimScans } from '../adapters/queue/claim-scans.js';
-import {
-  collectPendingSentinels,
-  collectSentinel,
-  startParent,
-  updateParentProgress,
-} from '../adapters/queue/collect-sentinel.js';
-import { finishScan } from '../adapters/queue/finish-scan.js';
 import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
-import { renewLeases, setProgress } from '../adapters/queue/renew-leases.js';
+import { renewLeases } from '../adapters/queue/renew-leases.js';
 import { returnScans } from '../adapters/queue/return-scans.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
-import { runScan } from '../use-cases/scans/run-scan.js';
+import {
+  type AbortReason,
+  type ParentScanHooks,
+  type RunEnd,
+  runClaimedScan,
+  type ScanRunContext,
+} from './run-claimed-scan.js';
 
 export interface ScanWorkerOptions {
   readonly id: string;
@@ -51,6 +49,8 @@ export interface ScanWorkerOptions {
   /** The safety-net poll. */
   readonly pollMs: number;
   readonly logger: Logger;
+  /** What a child scan's parent does as the child moves (the sentinel lifecycle). */
+  readonly parents: ParentScanHooks;
   /** Called after a scan's end was recorded (its events are in the outbox). */
   readonly onScanEnded?: () => void;
 }
@@ -63,10 +63,6 @@ export interface ScanWorker {
   wake(): void;
   stop(graceMs: number): Promise<void>;
 }
-
-type AbortReason = 'cancelled' | 'lost' | 'shutdown';
-
-const PROGRESS_WRITE_INTERVAL_MS = 1000;
 
 export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanWorker> {
   const { id, database, logger } = options;
@@ -112,108 +108,40 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     }
   }
 
+  const context: ScanRunContext = {
+    workerId: id,
+    database,
+    engines: options,
+    parents: options.parents,
+    log,
+  };
+
   function execute(scan: ScanRecord): void {
     const controller = new AbortController();
-    let lastProgressAt = 0;
-    let lastProgress = 0;
-    const onProgress = (percent: number) => {
-      const now = Date.now();
-      if (percent <= lastProgress || now - lastProgressAt < PROGRESS_WRITE_INTERVAL_MS) {
-        return;
+    let claimedWithFinish = false;
+    // Ask for the next scans in the same statement as the finish when no claim round is under
+    // way: this scan's slot is free once it has ended.
+    const next = () => {
+      if (stopping || claiming) {
+        return null;
       }
-      lastProgress = percent;
-      lastProgressAt = now;
-      setProgress(db, id, scan.id, percent)
-        .then(() =>
-          scan.parentScanId === null ? undefined : updateParentProgress(db, scan.parentScanId),
-        )
-        .catch((error: unknown) =>
-          log.warn({ err: error, scanId: scan.id }, 'could not record progress'),
-        );
+      claiming = true;
+      claimedWithFinish = true;
+      return { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
     };
-    // A sentinel child: its parent runs from the moment its first child does.
-    const parentScanId = scan.parentScanId;
-    const collectParent = async () => {
-      if (parentScanId !== null) {
-        await collectSentinel(database, parentScanId).catch((error: unknown) =>
-          log.error({ err: error, scanId: parentScanId }, 'could not collect the sentinel scan'),
-        );
+    const finished = (end: RunEnd) => {
+      running.delete(scan.id);
+      if (claimedWithFinish) {
+        claiming = false;
+      }
+      for (const claimed of end.claimed) {
+        execute(claimed);
       }
     };
     const done = (async () => {
       try {
-        if (parentScanId !== null) {
-          await startParent(db, parentScanId).catch((error: unknown) =>
-            log.warn({ err: error, scanId: parentScanId }, 'could not start the sentinel scan'),
-          );
-        }
-        const result = await runScan(options, scan, controller.signal, onProgress);
-        const reason = controller.signal.reason as AbortReason | undefined;
-        if (reason === 'shutdown' || reason === 'lost') {
-          return;
-        }
-        // A cancelled scan keeps its status and gets the partial findings; `interrupted` only
-        // applies if the run stopped while the scan somehow still reads running.
-        const ending =
-          result.ending.kind === 'cancelled'
-            ? {
-                kind: 'failed' as const,
-                error: { code: 'ENGINE_ERROR', message: 'The scan run was interrupted' },
-              }
-            : result.ending;
-        // Ask for the next scans in the same statement when no claim round is under way: this
-        // scan's slot is free once it has ended.
-        const next =
-          stopping || claiming
-            ? null
-            : { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
-        if (next !== null) {
-          claiming = true;
-        }
-        let outcome: string;
-        try {
-          const finished = await finishScan(database, id, scan.id, ending, result, next);
-          outcome = finished.outcome;
-          running.delete(scan.id);
-          for (const claimed of finished.claimed) {
-            execute(claimed);
-          }
-        } finally {
-          if (next !== null) {
-            claiming = false;
-          }
-        }
-        await collectParent();
+        await runClaimedScan(context, scan, controller.signal, next, finished);
         options.onScanEnded?.();
-        log.info(
-          {
-            scanId: scan.id,
-            outcome,
-            ending: result.ending.kind,
-            findings: result.findings.length,
-          },
-          'scan ended',
-        );
-      } catch (error) {
-        log.error({ err: error, scanId: scan.id }, 'scan run failed');
-        running.delete(scan.id);
-        await finishScan(
-          database,
-          id,
-          scan.id,
-          {
-            kind: 'failed',
-            error: { code: 'ENGINE_ERROR', message: 'Internal error while running the scan' },
-          },
-          {
-            findings: [],
-            summary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-            riskScore: 0,
-          },
-        ).catch((inner: unknown) =>
-          log.error({ err: inner, scanId: scan.id }, 'could not fail scan'),
-        );
-        await collectParent();
       } finally {
         running.delete(scan.id);
         void pump();
@@ -251,9 +179,9 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       if (requeued + failed > 0) {
         log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
       }
-      const collected = await collectPendingSentinels(database);
+      const collected = await options.parents.collectPending();
       if (collected > 0) {
-        log.warn({ collected }, 'collected sentinel scans nobody had collected');
+        log.warn({ collected }, 'collected parent scans nobody had collected');
       }
       await pruneWorkers(db, 10 * 60_000);
     } catch (error) {

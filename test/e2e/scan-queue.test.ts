@@ -14,6 +14,7 @@ import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import { registerWorker } from '../../src/adapters/db/workers.repository.js';
 import { claimScans } from '../../src/adapters/queue/claim-scans.js';
 import { reclaimLostScans } from '../../src/adapters/queue/reclaim-lost-scans.js';
+import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports.js';
 import { type ScanWorker, startScanWorker } from '../../src/workers/scan-worker.js';
 import { heldEngine, instantEngine } from '../doubles/engines.js';
@@ -76,6 +77,7 @@ function worker(
     leaseMs: options.leaseMs ?? 30_000,
     pollMs: options.pollMs ?? 60_000,
     logger: silent,
+    parents: sentinelLifecycle(options.handle ?? database.handle),
   });
 }
 
@@ -249,6 +251,7 @@ describe('leases', () => {
       leaseMs: 1_000,
       pollMs: 60_000,
       logger: silent,
+      parents: sentinelLifecycle(database.handle),
     });
     try {
       const { id } = await createScan(app, key, { target: '203.0.113.53', scanType: 'nmap' });

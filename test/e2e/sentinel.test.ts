@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { collectPendingSentinels } from '../../src/adapters/queue/collect-sentinel.js';
 import type { DraftFinding } from '../../src/domain/findings/finding.js';
 import { PROGRESS_WEIGHTS } from '../../src/engines/sentinel/plan.js';
+import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports.js';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
@@ -463,8 +463,8 @@ describe('sentinel, orchestrated through the API', () => {
       ctx.database.handle.db,
     );
     expect((await getScan(ctx.app, key, id)).status).toBe('running');
-    expect(await collectPendingSentinels(ctx.app.composed.database)).toBe(1);
-    expect(await collectPendingSentinels(ctx.app.composed.database)).toBe(0);
+    expect(await sentinelLifecycle(ctx.app.composed.database).collectPending()).toBe(1);
+    expect(await sentinelLifecycle(ctx.app.composed.database).collectPending()).toBe(0);
     const scan = await getScan(ctx.app, key, id);
     expect(scan).toMatchObject({ status: 'completed', progress: 100, resultCount: 0 });
     // The held run ends later; its worker no longer holds the scan and changes nothing.

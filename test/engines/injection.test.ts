@@ -17,7 +17,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { parseTarget } from '../../src/domain/targets/parse-target.js';
 import type { ScanTarget, TargetType } from '../../src/domain/targets/target.js';
-import type { EngineDefinition } from '../../src/engines/engine.js';
+import type { ToolEngine } from '../../src/engines/engine.js';
 import { listEngines } from '../../src/engines/registry.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
 
@@ -102,10 +102,8 @@ const NASTY_TARGETS: readonly string[] = [
   'alpine:3.19;id',
 ];
 
-type Runnable = EngineDefinition & { readonly command: NonNullable<EngineDefinition['command']> };
-
-const RUNNABLE: Runnable[] = listEngines().filter(
-  (engine): engine is Runnable => engine.command !== undefined,
+const RUNNABLE: ToolEngine[] = listEngines().filter(
+  (engine): engine is ToolEngine => engine.kind === 'tool',
 );
 
 const CONTEXT = {
@@ -161,7 +159,7 @@ function schemaAt(schema: TSchema, slot: Slot): TSchema {
 }
 
 /** Options with `value` placed at `slot`; the parents' other required fields get benign values. */
-function optionsWith(engine: Runnable, slot: Slot, value: string): Record<string, unknown> {
+function optionsWith(engine: ToolEngine, slot: Slot, value: string): Record<string, unknown> {
   const build = (schema: TSchema, rest: Slot): unknown => {
     const [head, ...tail] = rest;
     if (head === undefined) {
@@ -188,7 +186,7 @@ function benignFor(parent: TSchema, name: string): unknown {
 }
 
 /** The first benign value the engine accepts at `slot`, or null. */
-function benignValue(engine: Runnable, slot: Slot): string | null {
+function benignValue(engine: ToolEngine, slot: Slot): string | null {
   const candidates = [...(node(schemaAt(engine.optionsSchema, slot)).enum ?? []), ...BENIGN];
   return (
     candidates.find(
@@ -197,7 +195,7 @@ function benignValue(engine: Runnable, slot: Slot): string | null {
   );
 }
 
-function benignTarget(engine: Runnable): ScanTarget {
+function benignTarget(engine: ToolEngine): ScanTarget {
   const type = engine.targetTypes[0] as TargetType;
   const parsed = parseTarget(BENIGN_TARGETS[type], type, engine.targetTypes);
   if (!parsed.ok) {
@@ -206,7 +204,11 @@ function benignTarget(engine: Runnable): ScanTarget {
   return parsed.target;
 }
 
-function argvFor(engine: Runnable, options: Record<string, unknown>, target: ScanTarget): string[] {
+function argvFor(
+  engine: ToolEngine,
+  options: Record<string, unknown>,
+  target: ScanTarget,
+): string[] {
   const checked = checkEngineOptions(engine, options);
   if (!checked.ok) {
     throw new Error(`options refused: ${checked.error.message}`);

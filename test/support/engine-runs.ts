@@ -16,7 +16,7 @@ import { createProcessEngineRunner } from '../../src/adapters/process/process-en
 import type { ScanRecord } from '../../src/domain/scans/scan.js';
 import { parseTarget } from '../../src/domain/targets/parse-target.js';
 import type { ScanTarget, TargetType } from '../../src/domain/targets/target.js';
-import type { EngineCommand, EngineDefinition } from '../../src/engines/engine.js';
+import type { EngineCommand, EngineDefinition, ToolEngine } from '../../src/engines/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports.js';
 import {
@@ -25,13 +25,17 @@ import {
   pathWith,
 } from '../doubles/scanners/install-double.js';
 
-/** The engine's command; a test of an engine without one fails at once. */
-export function engineCommand(engine: EngineDefinition): EngineCommand {
-  const command = engine.command;
-  if (command === undefined) {
+/** The engine as a tool; a test of an engine that runs no tool of its own fails at once. */
+export function toolEngine(engine: EngineDefinition): ToolEngine {
+  if (engine.kind !== 'tool') {
     throw new Error(`the ${engine.name} engine has no command`);
   }
-  return command;
+  return engine;
+}
+
+/** The engine's command; a test of an engine without one fails at once. */
+export function engineCommand(engine: EngineDefinition): EngineCommand {
+  return toolEngine(engine).command;
 }
 
 /** `value` parsed as a target of `type` for `engine`, as scan creation would; refused: throws. */
@@ -193,7 +197,11 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
     path = pathWith(binDir, process.env.PATH);
   }
   const runner = createProcessEngineRunner(
-    { ...spec.engine, binary: spec.binary, command: spec.command ?? engineCommand(spec.engine) },
+    {
+      ...toolEngine(spec.engine),
+      binary: spec.binary,
+      command: spec.command ?? engineCommand(spec.engine),
+    },
     { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase },
   );
   const options =

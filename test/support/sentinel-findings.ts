@@ -63,7 +63,7 @@ export function sourceFinding(overrides: SourceOverrides = {}): SourceFinding {
 export function parseFixture(engine: EngineName, file: string, target: string): DraftFinding[] {
   const definition = ENGINES[engine];
   const parsed = parseTarget(target, undefined, [...definition.targetTypes, 'image']);
-  if (!parsed.ok || definition.command === undefined) {
+  if (!parsed.ok || definition.kind !== 'tool') {
     throw new Error(`cannot parse ${engine} fixture ${file} for target ${target}`);
   }
   const text = readFileSync(sharedPath('fixtures', 'scanner-output', engine, file), 'utf8');

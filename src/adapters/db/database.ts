@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ScanStatus } from '../../domain/scans/status-machine.js';
 
 /** Row types of every table, gathered for Kysely. Column names are the SQL ones (snake_case). */
 export interface Database {
@@ -72,7 +73,7 @@ export interface ScansTable {
   target_type: string;
   priority: string;
   priority_rank: number;
-  status: string;
+  status: ScanStatus;
   progress: Generated<number>;
   tags: string[];
   options: Json<Record<string, unknown>>;

@@ -1,18 +1,11 @@
 /**
- * Scan rows to domain records, and the one function that writes a scan's status: `moveScan`
- * applies a move of the status machine (its `from` list is the WHERE clause) and records the move's
- * event in the outbox in the same transaction.
+ * Scan rows to domain records, and the queue's notification channels. Status writes live in
+ * adapters/queue/scan-moves.ts.
  */
-import { type Kysely, sql, type Transaction, type UpdateObject } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { FindingsSummary } from '../../domain/findings/finding.js';
 import type { Priority } from '../../domain/scans/priority.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
-import {
-  MOVES,
-  type ScanEventName,
-  type ScanMove,
-  type ScanStatus,
-} from '../../domain/scans/status-machine.js';
 import type { TargetType } from '../../domain/targets/target.js';
 import type { Database, ScanRow } from './database.js';
 
@@ -66,7 +59,7 @@ export function toScanRecord(row: ScanColumnsRow): ScanRecord {
     target: row.target,
     targetType: row.target_type as TargetType,
     priority: row.priority as Priority,
-    status: row.status as ScanStatus,
+    status: row.status,
     progress: row.progress,
     tags: row.tags,
     options: json<Record<string, unknown>>(row.options),
@@ -86,105 +79,6 @@ export function toScanRecord(row: ScanColumnsRow): ScanRecord {
     startedAt: row.started_at,
     completedAt: row.completed_at,
   };
-}
-
-/**
- * `insert into scan_events … select … from <source>`: the outbox rows of scans just moved, their
- * bodies built by the SQL function `rampart_scan_event` (migration 0003) from the moved rows. Put
- * in the same statement as the move (a CTE) or the same transaction, so status and event commit
- * together. The event's time is the move's: `started_at` for scan.started, else `completed_at`.
- * The event name is one of the status machine's constants, never input. Sentinel children
- * (`parent_scan_id` set) record no events: their parent's events tell the client about the scan
- * it asked for, so `<source>` must have that column.
- */
-export function eventInsertSql(event: ScanEventName, source: string): string {
-  const at = event === 'scan.started' ? 'started_at' : 'completed_at';
-  return `insert into scan_events (id, tenant_id, scan_id, event, payload, created_at)
-    select gen_random_uuid(), tenant_id, id, '${event}', ${eventPayloadSql(event, at)}, ${at}
-    from ${source} where parent_scan_id is null`;
-}
-
-/** ISO 8601 in UTC with milliseconds, exactly as JavaScript's Date.prototype.toISOString. */
-const iso = (column: string) =>
-  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
- * The body of a scan event (specification, Events) as a SQL expression over the moved row's
- * columns, its keys in the specification's order (`json`, not `jsonb`, keeps the order and was
- * cheaper to build). Written inline rather than as a SQL function: the function call cost 0.45 ms
- * of a 0.95 ms claim (PostgreSQL 15), the inline expression a tenth of that. A failed scan always
- * has its error (the fail move sets it).
- */
-function eventPayloadSql(event: ScanEventName, at: string): string {
-  const error =
-    event === 'scan.failed'
-      ? `, 'error', json_build_object('code', error_code, 'message', coalesce(error_message, ''))`
-      : '';
-  return `json_build_object(
-      'event', '${event}',
-      'timestamp', ${iso(at)},
-      'tenantId', tenant_id,
-      'data', json_build_object(
-        'scanId', id, 'scanType', scan_type, 'name', name, 'target', target, 'status', status,
-        'progress', progress, 'resultCount', result_count,
-        'durationMs', case when started_at is null or completed_at is null then 0
-          else greatest(0, floor(extract(epoch from completed_at) * 1000)
-            - floor(extract(epoch from started_at) * 1000))::integer end,
-        'createdAt', ${iso('created_at')},
-        'completedAt', ${iso('completed_at')}${error}
-      ))`;
-}
-
-/** A SQL list of status constants of the machine: `'queued', 'running'`. */
-export function statusList(statuses: readonly ScanStatus[]): string {
-  return statuses.map((status) => `'${status}'`).join(', ');
-}
-
-/** Writes the outbox events of these already moved scans (in the caller's transaction). */
-export async function recordEvents(trx: Db, move: ScanMove, ids: readonly string[]) {
-  const event = MOVES[move].event;
-  if (event === null || ids.length === 0) {
-    return;
-  }
-  await sql`${sql.raw(eventInsertSql(event, 'scans'))} and id in (${sql.join([...ids])})`.execute(
-    trx,
-  );
-}
-
-/** Columns a move sets besides the status (timestamps, error, lease). */
-export type MovePatch = Omit<UpdateObject<Database, 'scans'>, 'status' | 'id' | 'tenant_id'>;
-
-/**
- * Applies `move` to one scan when its status allows it, and records the event, in one statement.
- * Returns the moved scan, or null when the scan is not in a `from` status (or fails `guard`).
- */
-export async function moveScan(
-  db: Db,
-  move: ScanMove,
-  id: string,
-  patch: MovePatch,
-  guard: { tenantId?: string; leaseOwner?: string } = {},
-): Promise<ScanRecord | null> {
-  const rule = MOVES[move];
-  let query = db
-    .updateTable('scans')
-    .set({ ...patch, status: rule.to })
-    .where('id', '=', id)
-    .where('status', 'in', [...rule.from]);
-  if (guard.tenantId !== undefined) {
-    query = query.where('tenant_id', '=', guard.tenantId);
-  }
-  if (guard.leaseOwner !== undefined) {
-    query = query.where('lease_owner', '=', guard.leaseOwner);
-  }
-  const update = query.returning(SCAN_COLUMNS);
-  const statement =
-    rule.event === null
-      ? sql<ScanColumnsRow>`${update}`
-      : sql<ScanColumnsRow>`with moved as (${update}), events as (${sql.raw(eventInsertSql(rule.event, 'moved'))}) select * from moved`;
-  const result = await statement.execute(db);
-  const row = result.rows[0];
-  return row === undefined ? null : toScanRecord(row);
 }
 
 /** The channel workers LISTEN on for new or requeued work. */

@@ -1,23 +1,16 @@
 /** Scans as the API reads and writes them (the worker side lives in adapters/queue). */
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { emptySummary } from '../../domain/findings/summary.js';
 import { priorityRank } from '../../domain/scans/priority.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
-import { decideCancel, MOVES } from '../../domain/scans/status-machine.js';
+import { decideCancel, INITIAL_STATUS } from '../../domain/scans/status-machine.js';
 import type { NewScan, ScanStore } from '../../use-cases/ports.js';
-import { collectSentinel } from '../queue/collect-sentinel.js';
+import { moveScan, NOW } from '../queue/scan-moves.js';
 import type { DatabaseHandle } from './connect.js';
 import { FINDING_COLUMNS, toFinding } from './findings.repository.js';
 import { createKeyedBatcher } from './keyed-batcher.js';
-import {
-  CANCEL_CHANNEL,
-  moveScan,
-  notify,
-  QUEUE_CHANNEL,
-  SCAN_COLUMNS,
-  toScanRecord,
-} from './scan-rows.js';
+import { CANCEL_CHANNEL, notify, QUEUE_CHANNEL, SCAN_COLUMNS, toScanRecord } from './scan-rows.js';
 import { toSentinelRunView } from './sentinel-rows.js';
 
 /**
@@ -44,8 +37,8 @@ const INSERT_SQL = `
       priority_rank, status, tags, options, config, timeout_seconds, asset_id, callback_url,
       callback_secret, template_id, parent_scan_id)
     select r.id, $1, r.api_key_id, r.scan_type, r.name, r.target, r.target_type, r.priority,
-      r.priority_rank, 'queued', r.tags, r.options, r.config, r.timeout_seconds, r.asset_id,
-      r.callback_url, r.callback_secret, r.template_id, r.parent_scan_id
+      r.priority_rank, '${INITIAL_STATUS}', r.tags, r.options, r.config, r.timeout_seconds,
+      r.asset_id, r.callback_url, r.callback_secret, r.template_id, r.parent_scan_id
     from jsonb_populate_recordset(null::scans, $4::jsonb) with ordinality as r
     where exists (select 1 from counted)
     order by r.ordinality
@@ -77,7 +70,7 @@ function queuedScanRecord(scan: NewScan, createdAt: Date): ScanRecord {
     target: scan.target,
     targetType: scan.targetType,
     priority: scan.priority,
-    status: 'queued',
+    status: INITIAL_STATUS,
     progress: 0,
     tags: scan.tags,
     options: scan.options,
@@ -156,7 +149,7 @@ function childRow(child: NewScan) {
     target_type: child.targetType,
     priority: child.priority,
     priority_rank: priorityRank(child.priority),
-    status: 'queued',
+    status: INITIAL_STATUS,
     tags: [...child.tags],
     options: JSON.stringify(child.options),
     config: JSON.stringify(child.config),
@@ -316,10 +309,10 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
     },
 
     async cancel(tenantId, id) {
-      const result = await db.transaction().execute(async (trx) => {
+      return db.transaction().execute(async (trx) => {
         const current = await trx
           .selectFrom('scans')
-          .select(['status', 'parent_scan_id', 'scan_type'])
+          .select('status')
           .where('id', '=', id)
           .where('tenant_id', '=', tenantId)
           .forUpdate()
@@ -327,41 +320,17 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
         if (current === undefined) {
           return { ok: false, reason: 'not-found' } as const;
         }
-        const decision = decideCancel(current.status as Parameters<typeof decideCancel>[0]);
+        const decision = decideCancel(current.status);
         if (!decision.ok) {
           return { ok: false, reason: 'conflict', code: decision.code } as const;
         }
-        const scan = await moveScan(trx, 'cancel', id, { completed_at: sql`now()` }, { tenantId });
+        const scan = await moveScan(trx, 'cancel', id, { completed_at: NOW }, { tenantId });
         if (scan === null) {
           throw new Error(`scan ${id} could not be cancelled after its row was locked`);
         }
         await notify(trx, CANCEL_CHANNEL, id);
-        if (current.scan_type === 'sentinel') {
-          // Its unfinished children go with it (no events: children record none). A running
-          // child keeps its lease owner, so its worker still stores the partial findings.
-          const children = await trx
-            .updateTable('scans')
-            .set({ status: MOVES.cancel.to, completed_at: sql`now()` })
-            .where('parent_scan_id', '=', id)
-            .where('status', 'in', [...MOVES.cancel.from])
-            .returning('id')
-            .execute();
-          for (const child of children) {
-            await notify(trx, CANCEL_CHANNEL, child.id);
-          }
-        }
-        return { ok: true, scan, parentScanId: current.parent_scan_id } as const;
+        return { ok: true, scan } as const;
       });
-      if (!result.ok) {
-        return result;
-      }
-      // A sentinel scan whose children have all ended is collected now; one with running
-      // children is collected by the worker that ends the last of them.
-      const sentinelId = result.scan.scanType === 'sentinel' ? id : result.parentScanId;
-      if (sentinelId !== null) {
-        await collectSentinel(database, sentinelId);
-      }
-      return { ok: true, scan: result.scan };
     },
 
     async listFindings(tenantId, scanId, filter, page) {

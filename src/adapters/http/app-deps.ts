@@ -18,6 +18,8 @@ import type {
   WebhookUrlChecker,
   WorkerDirectory,
 } from '../../use-cases/ports.js';
+import type { CancelFollowUp } from '../../use-cases/scans/cancel-scan.js';
+import type { ChildScanPlanner } from '../../use-cases/scans/create-scan.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
 import type { RateLimitStore } from '../rate-limit-store/rate-limit-store.js';
 
@@ -43,6 +45,8 @@ export interface AppDeps {
   /** Engines as probed on this node's PATH (version); `available` is read from `workers`. */
   readonly engines: readonly EngineAvailability[];
   readonly scans: ScanStore;
+  /** Child scans of sentinel scans: planned at creation, cancelled with their parent. */
+  readonly childScans: ChildScanPlanner & CancelFollowUp;
   /** Which engines a live worker can run (the 503 check, GET /api/v1/engines). */
   readonly workers: WorkerDirectory;
   readonly resolver: TargetResolver;

@@ -46,7 +46,7 @@ function readVersion(path: string, args: readonly string[], pathEnv: string, tim
   });
 }
 
-/** Probes every engine in parallel; an engine with no binary (sentinel) reports installed. */
+/** Probes every engine in parallel; an engine that runs others (no binary) reports installed. */
 export async function probeEngineBinaries(
   engines: readonly EngineDefinition[],
   options: { pathEnv?: string; timeoutMs?: number } = {},
@@ -55,7 +55,7 @@ export async function probeEngineBinaries(
   const timeoutMs = options.timeoutMs ?? 5000;
   const entries = await Promise.all(
     engines.map(async (engine): Promise<[EngineName, BinaryProbe]> => {
-      if (engine.binary === null) {
+      if (engine.kind !== 'tool') {
         return [engine.name, { installed: true, version: null, path: null }];
       }
       const path = await findOnPath(engine.binary, pathEnv);

@@ -10,11 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { DraftFinding, ParseResult } from '../../domain/findings/finding.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
-import type {
-  EngineCommand,
-  EngineDefinition,
-  StreamingReportParser,
-} from '../../engines/engine.js';
+import type { EngineCommand, StreamingReportParser, ToolEngine } from '../../engines/engine.js';
 import { nmapEngine } from '../../engines/nmap/engine.js';
 import { createProcessEngineRunner, reportPaths } from './process-engine-runner.js';
 
@@ -50,10 +46,7 @@ function linesToFindings(text: string): ParseResult {
 }
 
 /** A tool that is `node -e <script>`; the script gets the report path as process.argv[1]. */
-function engineRunning(
-  script: string,
-  command: Partial<EngineCommand>,
-): EngineDefinition & { binary: string; command: EngineCommand } {
+function engineRunning(script: string, command: Partial<EngineCommand>): ToolEngine {
   return {
     ...nmapEngine,
     binary: process.execPath,

@@ -9,10 +9,10 @@ import { dirname, join, normalize } from 'node:path';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type {
   EngineCommand,
-  EngineDefinition,
   OutputStream,
   ParseContext,
   StreamingReportParser,
+  ToolEngine,
 } from '../../engines/engine.js';
 import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports.js';
 import { runProcess } from './run-process.js';
@@ -171,7 +171,7 @@ function lastLines(text: string): string {
 }
 
 export function createProcessEngineRunner(
-  engine: EngineDefinition & { readonly binary: string; readonly command: EngineCommand },
+  engine: ToolEngine,
   options: ProcessEngineRunnerOptions,
 ): EngineRunner {
   const command = engine.command;

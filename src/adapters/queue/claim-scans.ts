@@ -9,13 +9,8 @@
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { MOVES } from '../../domain/scans/status-machine.js';
 import type { DatabaseHandle } from '../db/connect.js';
-import {
-  eventInsertSql,
-  SCAN_COLUMNS,
-  type ScanColumnsRow,
-  statusList,
-  toScanRecord,
-} from '../db/scan-rows.js';
+import { type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
+import { moveCtes, statusList } from './scan-moves.js';
 
 /**
  * One statement, so one round trip, run as a named prepared statement (planned once per
@@ -27,7 +22,7 @@ import {
  * sorts the whole queue (~7 ms for 20,000 rows) until autovacuum has analyzed it.
  */
 /**
- * The claim as CTEs (`claimable`, `claimed`, `claimed_events`) for a statement of its own or for
+ * The claim as CTEs (`claimable`, then the start move's `claimed` and `claimed_events`) for a statement of its own or for
  * finish-scan's complete-and-claim. `owner` and `lease` are the placeholders of the worker id and
  * the lease in milliseconds; `owner` may instead be a text[] of `limit` worker ids
  * (`ownerPerScan`), the n-th claimed scan (in queue order) leased to the n-th of them.
@@ -58,20 +53,19 @@ export function claimCtes(
     join unnest(${owner}::text[]) with ordinality as owners(owner, n) on owners.n = locked.n`
       : head
   }),
-  claimed as (
-    update scans
-    set status = '${MOVES.start.to}',
-        attempts = scans.attempts + 1,
-        lease_owner = ${ownerPerScan ? 'claimable.owner' : owner},
-        lease_expires_at = now() + ${lease}::integer * interval '1 millisecond',
-        started_at = now(),
-        completed_at = null,
-        progress = 0
-    from claimable
-    where scans.id = claimable.id
-    returning ${SCAN_COLUMNS.map((column) => `scans.${column}`).join(', ')}, scans.lease_owner
-  ),
-  claimed_events as (${eventInsertSql('scan.started', 'claimed')})`;
+  ${moveCtes('claimed', 'start', {
+    set: [
+      'attempts = scans.attempts + 1',
+      `lease_owner = ${ownerPerScan ? 'claimable.owner' : owner}`,
+      `lease_expires_at = now() + ${lease}::integer * interval '1 millisecond'`,
+      'started_at = now()',
+      'completed_at = null',
+      'progress = 0',
+    ],
+    from: 'claimable',
+    where: ['scans.id = claimable.id'],
+    extra: ['scans.lease_owner'],
+  })}`;
 }
 
 /** What a worker asks for: up to `limit` scans of these engines, leased for `leaseMs`. */

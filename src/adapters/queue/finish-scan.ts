@@ -1,28 +1,18 @@
 /**
- * Ends a scan a worker ran: stores its findings and the summary, and moves it to completed or
- * failed, in one transaction. A scan cancelled meanwhile keeps its status and gets the findings
- * collected so far (partial results); a scan whose lease went to another worker is left alone.
+ * Ends a scan a worker ran: stores its findings and the summary, and lands the run's ending on the
+ * row as the status machine decides (decideFinish), in one transaction: a scan the worker holds
+ * completes or fails, one cancelled meanwhile keeps its status and gets the findings collected so
+ * far (partial results), one whose lease went to another worker is left alone.
  */
-import { sql } from 'kysely';
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
-import type { ScanError, ScanRecord } from '../../domain/scans/scan.js';
-import { MOVES } from '../../domain/scans/status-machine.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
+import { decideFinish, type RunEnding } from '../../domain/scans/status-machine.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import { insertFindings } from '../db/findings.repository.js';
 import { createKeyedBatcher, type KeyedBatcher } from '../db/keyed-batcher.js';
-import {
-  type Db,
-  eventInsertSql,
-  moveScan,
-  type ScanColumnsRow,
-  statusList,
-  toScanRecord,
-} from '../db/scan-rows.js';
+import { type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
 import { type ClaimRequest, claimCtes } from './claim-scans.js';
-
-export type ScanEnding =
-  | { readonly kind: 'completed' }
-  | { readonly kind: 'failed'; readonly error: ScanError };
+import { moveCtes, moveScan, NOW } from './scan-moves.js';
 
 export interface ScanResults {
   readonly findings: readonly FingerprintedFinding[];
@@ -32,18 +22,6 @@ export interface ScanResults {
 
 /** What happened: `finished` (moved), `kept-cancelled` (partial results stored), `lost`. */
 export type FinishOutcome = 'finished' | 'kept-cancelled' | 'lost';
-
-const COMPLETE_EMPTY_CTE = `
-  moved as (
-    update scans
-    set status = '${MOVES.complete.to}', result_count = 0, findings_summary = $3::jsonb,
-        risk_score = 0, lease_owner = null, lease_expires_at = null, progress = 100,
-        completed_at = now()
-    where id = $1 and lease_owner = $2 and status in (${statusList(MOVES.complete.from)})
-    returning id, tenant_id, scan_type, name, target, status, progress, result_count,
-              created_at, started_at, completed_at, error_code, error_message, parent_scan_id
-  ),
-  moved_events as (${eventInsertSql('scan.completed', 'moved')})`;
 
 /**
  * Ends a scan and, when `next` asks for it, claims the worker's next scans in the same statement
@@ -60,7 +38,7 @@ export async function finishScan(
   database: DatabaseHandle,
   workerId: string,
   scanId: string,
-  ending: ScanEnding,
+  ending: RunEnding,
   results: ScanResults,
   next: ClaimRequest | null = null,
 ): Promise<{ readonly outcome: FinishOutcome; readonly claimed: ScanRecord[] }> {
@@ -109,19 +87,20 @@ function completeAndClaimSql(engines: readonly string[], limit: number): string 
   return `with done as (
     select * from unnest($1::uuid[], $2::text[], $3::text[]) as d(id, owner, summary)
   ),
-  moved as (
-    update scans
-    set status = '${MOVES.complete.to}', result_count = 0, findings_summary = done.summary::jsonb,
-        risk_score = 0, lease_owner = null, lease_expires_at = null, progress = 100,
-        completed_at = now()
-    from done
-    where scans.id = done.id and scans.lease_owner = done.owner
-      and scans.status in (${statusList(MOVES.complete.from)})
-    returning scans.id, scans.tenant_id, scans.scan_type, scans.name, scans.target, scans.status,
-              scans.progress, scans.result_count, scans.created_at, scans.started_at,
-              scans.completed_at, scans.error_code, scans.error_message, scans.parent_scan_id
-  ),
-  moved_events as (${eventInsertSql('scan.completed', 'moved')}),
+  ${moveCtes('moved', 'complete', {
+    set: [
+      'result_count = 0',
+      'findings_summary = done.summary::jsonb',
+      'risk_score = 0',
+      'lease_owner = null',
+      'lease_expires_at = null',
+      'progress = 100',
+      'completed_at = now()',
+    ],
+    from: 'done',
+    where: ['scans.id = done.id', 'scans.lease_owner = done.owner'],
+    returns: 'event',
+  })},
   ${claimCtes(engines, limit, '$4', '$5', true)}
   select m.moved_ids, claimed.* from (select array_agg(id)::text[] as moved_ids from moved) m
   left join claimed on true`;
@@ -214,10 +193,9 @@ async function finishSlowly(
   database: DatabaseHandle,
   workerId: string,
   scanId: string,
-  ending: ScanEnding,
+  ending: RunEnding,
   results: ScanResults,
 ): Promise<FinishOutcome> {
-  const db = database.db;
   const counts = {
     result_count: results.findings.length,
     findings_summary: JSON.stringify(results.summary),
@@ -225,59 +203,51 @@ async function finishSlowly(
     lease_owner: null,
     lease_expires_at: null,
   };
-  const move = (trx: Db) =>
-    ending.kind === 'completed'
-      ? moveScan(
-          trx,
-          'complete',
-          scanId,
-          { ...counts, progress: 100, completed_at: sql`now()` },
-          { leaseOwner: workerId },
-        )
-      : moveScan(
-          trx,
-          'fail',
-          scanId,
-          {
-            ...counts,
-            completed_at: sql`now()`,
-            error_code: ending.error.code,
-            error_message: ending.error.message,
-          },
-          { leaseOwner: workerId },
-        );
-  // The common case, a completed run without findings that still holds its lease: one prepared
-  // statement (see claim-scans.ts for the measurements).
-  if (results.findings.length === 0 && ending.kind === 'completed') {
-    const moved = await database.prepared<{ id: string }>({
-      name: 'rampart_complete_empty_scan',
-      text: `with ${COMPLETE_EMPTY_CTE} select id from moved`,
-      values: [scanId, workerId, JSON.stringify(results.summary)],
-    });
-    if (moved.length > 0) {
-      return 'finished';
-    }
-  }
-  return db.transaction().execute(async (trx) => {
+  return database.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('scans')
       .select(['status', 'lease_owner', 'tenant_id', 'scan_type'])
       .where('id', '=', scanId)
       .forUpdate()
       .executeTakeFirst();
-    if (current === undefined || current.lease_owner !== workerId) {
-      return 'lost';
-    }
-    if (current.status !== 'running' && current.status !== 'cancelled') {
+    const decision = decideFinish(
+      current === undefined
+        ? null
+        : { status: current.status, leaseHeld: current.lease_owner === workerId },
+      ending,
+    );
+    if (current === undefined || decision.kind === 'lost') {
       return 'lost';
     }
     const scan = { id: scanId, tenantId: current.tenant_id, scanType: current.scan_type };
     await insertFindings(trx, scan, results.findings);
-    if (current.status === 'cancelled') {
+    if (decision.kind === 'keep-cancelled') {
+      // Not a status write: the counts of the partial results, and the lease let go.
       await trx.updateTable('scans').set(counts).where('id', '=', scanId).execute();
       return 'kept-cancelled';
     }
-    if ((await move(trx)) === null) {
+    const moved =
+      decision.kind === 'complete'
+        ? await moveScan(
+            trx,
+            'complete',
+            scanId,
+            { ...counts, progress: 100, completed_at: NOW },
+            { leaseOwner: workerId },
+          )
+        : await moveScan(
+            trx,
+            'fail',
+            scanId,
+            {
+              ...counts,
+              completed_at: NOW,
+              error_code: decision.error.code,
+              error_message: decision.error.message,
+            },
+            { leaseOwner: workerId },
+          );
+    if (moved === null) {
       throw new Error(`scan ${scanId} could not be moved after its row was locked`);
     }
     return 'finished';

@@ -2,52 +2,48 @@
  * Housekeeping any worker runs now and then: a running scan whose lease expired belongs to a
  * worker that stopped answering (killed, frozen, cut off). Its first loss puts it back in the queue
  * (one automatic retry); a second loss fails it with WORKER_LOST (decisions.md, "How a scan ends").
- * Both are plain status moves of the machine; concurrent housekeepers are harmless because each
- * UPDATE takes the row locks and re-checks the lease.
+ * Both are moves of the status machine in one statement; concurrent housekeepers are harmless
+ * because each UPDATE takes the row locks and re-checks the lease.
  */
-import { type Kysely, sql } from 'kysely';
-import { MOVES } from '../../domain/scans/status-machine.js';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { notify, QUEUE_CHANNEL, recordEvents } from '../db/scan-rows.js';
+import { QUEUE_CHANNEL } from '../db/scan-rows.js';
+import { moveCtes } from './scan-moves.js';
 
 /** Claims per scan before a lost worker fails it: the first run plus one retry. */
 export const MAX_ATTEMPTS = 2;
 
+const RECLAIM_SQL = `with ${moveCtes('requeued', 'requeue', {
+  set: ['lease_owner = null', 'lease_expires_at = null', 'progress = 0'],
+  where: ['scans.lease_expires_at < now()', 'scans.attempts < $1::integer'],
+  returns: 'event',
+})},
+  ${moveCtes('lost', 'fail', {
+    set: [
+      'lease_owner = null',
+      'lease_expires_at = null',
+      'completed_at = now()',
+      "error_code = 'WORKER_LOST'",
+      'error_message = $2::text',
+    ],
+    only: ['running'],
+    where: ['scans.lease_expires_at < now()', 'scans.attempts >= $1::integer'],
+    returns: 'event',
+  })}
+  select (select count(*) from requeued)::integer as requeued,
+    (select count(*) from lost)::integer as failed,
+    (select pg_notify('${QUEUE_CHANNEL}', '') where exists (select 1 from requeued))
+      as notified`;
+
 export async function reclaimLostScans(
   db: Kysely<Database>,
 ): Promise<{ readonly requeued: number; readonly failed: number }> {
-  return db.transaction().execute(async (trx) => {
-    const requeued = await trx
-      .updateTable('scans')
-      .set({ status: MOVES.requeue.to, lease_owner: null, lease_expires_at: null, progress: 0 })
-      .where('status', 'in', [...MOVES.requeue.from])
-      .where('lease_expires_at', '<', sql<Date>`now()`)
-      .where('attempts', '<', MAX_ATTEMPTS)
-      .returning('id')
-      .execute();
-    const failedRows = await trx
-      .updateTable('scans')
-      .set({
-        status: MOVES.fail.to,
-        lease_owner: null,
-        lease_expires_at: null,
-        completed_at: sql`now()`,
-        error_code: 'WORKER_LOST',
-        error_message: `The worker running this scan stopped answering (after ${MAX_ATTEMPTS} attempts)`,
-      })
-      .where('status', 'in', ['running'])
-      .where('lease_expires_at', '<', sql<Date>`now()`)
-      .where('attempts', '>=', MAX_ATTEMPTS)
-      .returning('id')
-      .execute();
-    await recordEvents(
-      trx,
-      'fail',
-      failedRows.map((row) => row.id),
-    );
-    if (requeued.length > 0) {
-      await notify(trx, QUEUE_CHANNEL);
-    }
-    return { requeued: requeued.length, failed: failedRows.length };
-  });
+  const result = await db.executeQuery<{ requeued: number; failed: number }>(
+    CompiledQuery.raw(RECLAIM_SQL, [
+      MAX_ATTEMPTS,
+      `The worker running this scan stopped answering (after ${MAX_ATTEMPTS} attempts)`,
+    ]),
+  );
+  const row = result.rows[0];
+  return { requeued: row?.requeued ?? 0, failed: row?.failed ?? 0 };
 }

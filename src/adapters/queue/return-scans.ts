@@ -3,11 +3,24 @@
  * back to the queue without counting the attempt (a clean shutdown is not a lost worker), and the
  * other workers are woken.
  */
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
-import { MOVES } from '../../domain/scans/status-machine.js';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { notify, QUEUE_CHANNEL } from '../db/scan-rows.js';
+import { QUEUE_CHANNEL } from '../db/scan-rows.js';
+import { moveCtes } from './scan-moves.js';
+
+const RETURN_SQL = `with ${moveCtes('returned', 'requeue', {
+  set: [
+    'attempts = greatest(scans.attempts - 1, 0)',
+    'lease_owner = null',
+    'lease_expires_at = null',
+    'progress = 0',
+  ],
+  where: ['scans.id = any($1::uuid[])', 'scans.lease_owner = $2::text'],
+  returns: 'event',
+})}
+  select (select count(*) from returned)::integer as returned,
+    (select pg_notify('${QUEUE_CHANNEL}', '') where exists (select 1 from returned))
+      as notified`;
 
 export async function returnScans(
   db: Kysely<Database>,
@@ -17,24 +30,8 @@ export async function returnScans(
   if (scanIds.length === 0) {
     return 0;
   }
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .updateTable('scans')
-      .set({
-        status: MOVES.requeue.to,
-        attempts: sql`greatest(attempts - 1, 0)`,
-        lease_owner: null,
-        lease_expires_at: null,
-        progress: 0,
-      })
-      .where('id', 'in', [...scanIds])
-      .where('lease_owner', '=', workerId)
-      .where('status', 'in', [...MOVES.requeue.from])
-      .returning('id')
-      .execute();
-    if (rows.length > 0) {
-      await notify(trx, QUEUE_CHANNEL);
-    }
-    return rows.length;
-  });
+  const result = await db.executeQuery<{ returned: number }>(
+    CompiledQuery.raw(RETURN_SQL, [[...scanIds], workerId]),
+  );
+  return result.rows[0]?.returned ?? 0;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { canMove, decideCancel, MOVES, SCAN_STATUSES, type ScanMove } from './status-machine.js';
+import {
+  canMove,
+  decideCancel,
+  decideFinish,
+  INTERRUPTED,
+  MOVES,
+  type RunEnding,
+  SCAN_STATUSES,
+  type ScanMove,
+} from './status-machine.js';
 
 describe('scan status machine', () => {
   const legal: Array<[string, ScanMove, string]> = [
@@ -52,5 +61,41 @@ describe('scan status machine', () => {
 
   it.each(['queued', 'running'] as const)('accepts a cancel of a %s scan', (status) => {
     expect(decideCancel(status)).toEqual({ ok: true });
+  });
+});
+
+describe('decideFinish', () => {
+  const failed: RunEnding = { kind: 'failed', error: { code: 'SCAN_TIMEOUT', message: 'late' } };
+
+  it('moves a held running scan as its run ended', () => {
+    const row = { status: 'running', leaseHeld: true } as const;
+    expect(decideFinish(row, { kind: 'completed' })).toEqual({ kind: 'complete' });
+    expect(decideFinish(row, failed)).toEqual({ kind: 'fail', error: failed.error });
+  });
+
+  it('fails a held running scan whose run stopped as cancelled with the interrupted error', () => {
+    expect(decideFinish({ status: 'running', leaseHeld: true }, { kind: 'cancelled' })).toEqual({
+      kind: 'fail',
+      error: INTERRUPTED,
+    });
+  });
+
+  it.each<RunEnding>([{ kind: 'completed' }, { kind: 'cancelled' }, failed])(
+    'keeps a cancelled scan cancelled whatever the run did (%o)',
+    (ending) => {
+      expect(decideFinish({ status: 'cancelled', leaseHeld: true }, ending)).toEqual({
+        kind: 'keep-cancelled',
+      });
+    },
+  );
+
+  it('gives up a scan it no longer holds or that is not running', () => {
+    expect(decideFinish(null, { kind: 'completed' }).kind).toBe('lost');
+    expect(decideFinish({ status: 'running', leaseHeld: false }, { kind: 'completed' }).kind).toBe(
+      'lost',
+    );
+    for (const status of ['queued', 'completed', 'failed'] as const) {
+      expect(decideFinish({ status, leaseHeld: true }, { kind: 'completed' }).kind).toBe('lost');
+    }
   });
 });

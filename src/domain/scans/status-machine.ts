@@ -4,14 +4,18 @@
  * `from` list as their WHERE clause), so no other code decides what a status may become.
  */
 
+import type { ScanError } from './scan.js';
+
 export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type ScanStatus = (typeof SCAN_STATUSES)[number];
 
-export function isScanStatus(value: unknown): value is ScanStatus {
-  return typeof value === 'string' && (SCAN_STATUSES as readonly string[]).includes(value);
-}
-
 export const TERMINAL_STATUSES: readonly ScanStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** Statuses of a scan that has not ended (a worker may still run it). */
+export const ACTIVE_STATUSES: readonly ScanStatus[] = ['queued', 'running'];
+
+/** A new scan's status (creation is an insert, not a move). */
+export const INITIAL_STATUS: ScanStatus = 'queued';
 
 export function isTerminal(status: ScanStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -56,6 +60,56 @@ const CANCEL_CONFLICTS: Readonly<Record<string, CancelConflict>> = {
   cancelled: 'SCAN_ALREADY_CANCELLED',
   failed: 'SCAN_ALREADY_FAILED',
 };
+
+/** How a worker's run of a scan ended. */
+export type RunEnding =
+  | { readonly kind: 'completed' }
+  | { readonly kind: 'failed'; readonly error: ScanError }
+  | { readonly kind: 'cancelled' };
+
+/** What ending a run does to its scan row. */
+export type FinishDecision =
+  /** The move to make, with the error a failed scan records. */
+  | { readonly kind: 'complete' }
+  | { readonly kind: 'fail'; readonly error: ScanError }
+  /** Cancelled meanwhile: the status stays, the findings so far are stored (partial results). */
+  | { readonly kind: 'keep-cancelled' }
+  /** No longer this worker's scan (its lease went to another worker, or it is gone). */
+  | { readonly kind: 'lost' };
+
+/** The error of a running scan whose run stopped as cancelled without the scan being cancelled. */
+export const INTERRUPTED: ScanError = {
+  code: 'ENGINE_ERROR',
+  message: 'The scan run was interrupted',
+};
+
+/**
+ * Decides how a run's end lands on its scan, given the row as the worker finds it (locked): a
+ * scan the worker still holds completes or fails as its run did; a cancelled one keeps its status
+ * and gets the partial findings; anything else is not the worker's any more.
+ */
+export function decideFinish(
+  row: { readonly status: ScanStatus; readonly leaseHeld: boolean } | null,
+  ending: RunEnding,
+): FinishDecision {
+  if (row === null || !row.leaseHeld) {
+    return { kind: 'lost' };
+  }
+  if (row.status === 'cancelled') {
+    return { kind: 'keep-cancelled' };
+  }
+  if (!canMove(row.status, 'complete')) {
+    return { kind: 'lost' };
+  }
+  switch (ending.kind) {
+    case 'completed':
+      return { kind: 'complete' };
+    case 'failed':
+      return { kind: 'fail', error: ending.error };
+    case 'cancelled':
+      return { kind: 'fail', error: INTERRUPTED };
+  }
+}
 
 /** Whether `move` may be applied to a scan in `status`. */
 export function canMove(status: ScanStatus, move: ScanMove): boolean {

@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildHarvesterArgv } from './argv.js';
 import { harvesterOptionsSchema, harvesterOptionsWithDefaults } from './options.js';
 import { createHarvesterParser, parseHarvesterReport } from './parse.js';
 import { createHarvesterProgress, parseHarvesterProgress } from './progress.js';
 
 // theHarvester has no version flag; --help prints its banner with the version.
-export const harvesterEngine: EngineDefinition = {
+export const harvesterEngine: ToolEngine = {
+  kind: 'tool',
   name: 'harvester',
   description: 'Passive OSINT: e-mails, hosts and addresses of a domain (theHarvester)',
   targetTypes: ['domain'],

@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildNiktoArgv } from './argv.js';
 import { niktoOptionsSchema, niktoOptionsWithDefaults } from './options.js';
 import { createNiktoParser, parseNiktoReport } from './parse.js';
 import { parseNiktoProgress } from './progress.js';
 
 // Debian installs nikto as `nikto`; upstream runs nikto.pl.
-export const niktoEngine: EngineDefinition = {
+export const niktoEngine: ToolEngine = {
+  kind: 'tool',
   name: 'nikto',
   description: 'Web server scanner',
   targetTypes: ['url'],

@@ -1,10 +1,11 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildNmapArgv } from './argv.js';
 import { nmapOptionsSchema, nmapOptionsWithDefaults } from './options.js';
 import { parseNmapXml } from './parse.js';
 import { parseNmapProgress } from './progress.js';
 
-export const nmapEngine: EngineDefinition = {
+export const nmapEngine: ToolEngine = {
+  kind: 'tool',
   name: 'nmap',
   description: 'Network discovery and port/service scanning',
   targetTypes: ['host', 'ip', 'network', 'domain'],

@@ -1,10 +1,11 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildNucleiArgv, nucleiTargetProblem } from './argv.js';
 import { nucleiOptionsSchema, nucleiOptionsWithDefaults } from './options.js';
 import { createNucleiParser, parseNucleiOutput } from './parse.js';
 import { parseNucleiProgress } from './progress.js';
 
-export const nucleiEngine: EngineDefinition = {
+export const nucleiEngine: ToolEngine = {
+  kind: 'tool',
   name: 'nuclei',
   description: 'Template-based detection',
   targetTypes: ['host', 'url', 'domain', 'ip'],

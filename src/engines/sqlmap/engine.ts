@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildSqlmapArgv, SQLMAP_OUTPUT_DIR } from './argv.js';
 import { sqlmapFailure } from './failure.js';
 import { sqlmapOptionsSchema, sqlmapOptionsWithDefaults } from './options.js';
 import { createSqlmapParser, parseSqlmapReport } from './parse.js';
 import { parseSqlmapProgress } from './progress.js';
 
-export const sqlmapEngine: EngineDefinition = {
+export const sqlmapEngine: ToolEngine = {
+  kind: 'tool',
   name: 'sqlmap',
   description: 'SQL injection detection',
   targetTypes: ['url'],

@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildSublist3rArgv, isSublist3rDomain } from './argv.js';
 import { sublist3rOptionsSchema, sublist3rOptionsWithDefaults } from './options.js';
 import { createSublist3rParser, parseSublist3rOutput } from './parse.js';
 import { parseSublist3rProgress } from './progress.js';
 
 // Sublist3r has no version flag: the probe reports it installed with version null.
-export const sublist3rEngine: EngineDefinition = {
+export const sublist3rEngine: ToolEngine = {
+  kind: 'tool',
   name: 'sublist3r',
   description: 'Subdomain enumeration',
   targetTypes: ['domain'],

@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildTrivyArgv } from './argv.js';
 import { trivyOptionsSchema, trivyOptionsWithDefaults } from './options.js';
 import { createTrivyParser, parseTrivyJson } from './parse.js';
 import { parseTrivyProgress } from './progress.js';
 
 // The specification's table lists trivy under url; decisions.md adds container image references.
-export const trivyEngine: EngineDefinition = {
+export const trivyEngine: ToolEngine = {
+  kind: 'tool',
   name: 'trivy',
   description: 'Vulnerabilities, misconfigurations and secrets in images, filesystems and IaC',
   targetTypes: ['url', 'image'],

@@ -1,11 +1,12 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildWapitiArgv } from './argv.js';
 import { wapitiFailure } from './failure.js';
 import { wapitiOptionsSchema, wapitiOptionsWithDefaults } from './options.js';
 import { createWapitiParser, parseWapitiReport } from './parse.js';
 import { parseWapitiProgress } from './progress.js';
 
-export const wapitiEngine: EngineDefinition = {
+export const wapitiEngine: ToolEngine = {
+  kind: 'tool',
   name: 'wapiti',
   description: 'Black-box web application scanner',
   targetTypes: ['url'],

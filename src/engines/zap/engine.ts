@@ -1,4 +1,4 @@
-import type { EngineDefinition } from '../engine.js';
+import type { ToolEngine } from '../engine.js';
 import { buildZapArgv, ZAP_PLAN_FILE } from './argv.js';
 import { zapOptionsSchema, zapOptionsWithDefaults } from './options.js';
 import { createZapParser, parseZapReport } from './parse.js';
@@ -17,7 +17,8 @@ function splitPath(path: string): { readonly dir: string; readonly file: string 
 }
 
 // zap.sh is ZAP's launcher (the packaged scripts zap-baseline.py / zap-full-scan.py wrap it).
-export const zapEngine: EngineDefinition = {
+export const zapEngine: ToolEngine = {
+  kind: 'tool',
   name: 'zap',
   description: 'OWASP ZAP web application dynamic testing',
   targetTypes: ['url'],

@@ -1,15 +1,26 @@
-/** POST /api/v1/scans/:scanId/cancel: queued or running → cancelled; the 409 codes otherwise. */
+/**
+ * POST /api/v1/scans/:scanId/cancel: queued or running → cancelled; the 409 codes otherwise. A
+ * scan with children (sentinel) cancels its unfinished children after it; a child's parent is
+ * collected if that child was the last one it waited for.
+ */
 import { ApiError } from '../../domain/errors.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { ScanStore } from '../ports.js';
 import { type ScanDetailView, toScanDetailView } from './scan-view.js';
 
+/** What follows a cancel for a scan's parent or children (sentinel-lifecycle.ts). */
+export interface CancelFollowUp {
+  cancelled(scan: ScanRecord): Promise<void>;
+}
+
 export async function cancelScan(
-  scans: ScanStore,
+  deps: { readonly scans: ScanStore; readonly childScans: CancelFollowUp },
   tenantId: string,
   id: string,
 ): Promise<ScanDetailView> {
-  const result = await scans.cancel(tenantId, id);
+  const result = await deps.scans.cancel(tenantId, id);
   if (result.ok) {
+    await deps.childScans.cancelled(result.scan);
     return toScanDetailView(result.scan);
   }
   if (result.reason === 'not-found') {

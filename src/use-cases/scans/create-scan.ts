@@ -7,8 +7,6 @@ import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
-import { planSentinel, sentinelOptionsWithDefaults } from '../../engines/sentinel/plan.js';
-import type { PlannedChild } from '../../engines/sentinel/types.js';
 import type {
   Clock,
   IdSource,
@@ -24,8 +22,30 @@ import type {
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
 import { type ValidScanRequest, validateScanRequest } from './validate-scan-request.js';
 
+/** What a new scan that runs as child scans stores besides its own row. */
+export interface ChildScanPlan {
+  readonly children: readonly NewScan[];
+  readonly run: NewSentinelRun;
+}
+
+/** Plans the child scans of a new scan whose engine runs others (sentinel-lifecycle.ts). */
+export interface ChildScanPlanner {
+  /** The children, or null when the engine runs itself; refusals are thrown as ApiErrors. */
+  plan(
+    parent: NewScan,
+    request: ValidScanRequest,
+    context: {
+      readonly caller: ScanCaller;
+      readonly runnable: ReadonlySet<string>;
+      readonly ids: IdSource;
+      readonly allowPrivateTargets: boolean;
+    },
+  ): ChildScanPlan | null;
+}
+
 export interface CreateScanDeps {
   readonly scans: ScanStore;
+  readonly childScans: ChildScanPlanner;
   readonly workers: WorkerDirectory;
   readonly resolver: TargetResolver;
   /** Checks a callbackUrl like a webhook URL (refused ranges, resolution). */
@@ -124,13 +144,6 @@ export async function createScan(
     }
   }
   const runnable = await deps.workers.runnableEngines();
-  const sentinel =
-    request.engine.name === 'sentinel' ? planChildren(deps, caller, request, runnable) : null;
-  if (sentinel === null && !runnable.has(request.engine.name)) {
-    throw new ApiError('SERVICE_UNAVAILABLE', {
-      reason: `no worker can run ${request.engine.name} scans right now`,
-    });
-  }
   const callbackSecret =
     request.callbackUrl === null ? null : generateWebhookSecret(deps.randomBytes);
   const period = quotaPeriod(deps.clock.now());
@@ -153,82 +166,23 @@ export async function createScan(
     templateId: template?.id ?? null,
     parentScanId: null,
   };
+  const children = deps.childScans.plan(parent, request, {
+    caller,
+    runnable,
+    ids: deps.ids,
+    allowPrivateTargets: deps.allowPrivateTargets,
+  });
+  if (children === null && !runnable.has(request.engine.name)) {
+    throw new ApiError('SERVICE_UNAVAILABLE', {
+      reason: `no worker can run ${request.engine.name} scans right now`,
+    });
+  }
   const scan =
-    sentinel === null
+    children === null
       ? await deps.scans.insert(parent, period.key)
-      : await deps.scans.insertSentinel(
-          parent,
-          sentinel.children.map((child) => childScan(deps.ids, parent, child)),
-          sentinel.run,
-          period.key,
-        );
+      : await deps.scans.insertSentinel(parent, children.children, children.run, period.key);
   if (scan === null) {
     throw new ApiError('QUOTA_EXCEEDED', { resetsAt: period.end.toISOString() });
   }
   return toScanCreatedView(scan, callbackSecret);
-}
-
-/**
- * A sentinel scan's children (engines chosen for its target and depth, among those the key may
- * use and a worker can run now) and its run record; the plan's refusals as the API's errors.
- */
-function planChildren(
-  deps: CreateScanDeps,
-  caller: ScanCaller,
-  request: ValidScanRequest,
-  runnable: ReadonlySet<string>,
-): { readonly children: readonly PlannedChild[]; readonly run: NewSentinelRun } {
-  const options = sentinelOptionsWithDefaults(request.options);
-  const plan = planSentinel({
-    target: request.target,
-    options,
-    allowedScanTypes: caller.allowedScanTypes,
-    runnable,
-    timeoutSeconds: request.timeoutGiven ? request.timeoutSeconds : null,
-    allowPrivateTargets: deps.allowPrivateTargets,
-  });
-  if (!plan.ok) {
-    switch (plan.code) {
-      case 'SCAN_TYPE_NOT_ALLOWED':
-        throw new ApiError('SCAN_TYPE_NOT_ALLOWED', { value: plan.engine ?? 'sentinel' });
-      case 'INVALID_TARGET':
-        throw new ApiError('INVALID_TARGET', { reason: plan.reason });
-      case 'SERVICE_UNAVAILABLE':
-        throw new ApiError('SERVICE_UNAVAILABLE', { reason: plan.reason });
-    }
-  }
-  return {
-    children: plan.children,
-    run: {
-      depth: options.depth,
-      correlate: options.correlate,
-      riskScore: options.riskScore,
-      skipped: plan.skipped,
-    },
-  };
-}
-
-const MAX_NAME = 255;
-
-/** A child scan row: the parent's priority, tags and asset; its own engine, target and options. */
-function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan {
-  return {
-    id: ids.uuid(),
-    tenantId: parent.tenantId,
-    apiKeyId: parent.apiKeyId,
-    scanType: child.engine,
-    name: `${child.engine}: ${parent.name}`.slice(0, MAX_NAME),
-    target: child.target.value,
-    targetType: child.target.type,
-    priority: parent.priority,
-    tags: parent.tags,
-    options: child.options,
-    config: {},
-    timeoutSeconds: child.timeoutSeconds,
-    assetId: parent.assetId,
-    callbackUrl: null,
-    callbackSecret: null,
-    templateId: null,
-    parentScanId: parent.id,
-  };
 }

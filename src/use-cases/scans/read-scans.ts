@@ -1,6 +1,7 @@
 /** GET /api/v1/scans/:scanId and GET /api/v1/scans. */
 import { ApiError } from '../../domain/errors.js';
 import type { ScanStatus } from '../../domain/scans/status-machine.js';
+import { runsAsChildScans } from '../../engines/registry.js';
 import type { Page, ScanStore } from '../ports.js';
 import { type Pagination, pagination, type ScanDetailView, toScanDetailView } from './scan-view.js';
 
@@ -15,7 +16,7 @@ export async function getScan(
   if (scan === null || (scanType !== undefined && scanType !== scan.scanType)) {
     throw new ApiError('SCAN_NOT_FOUND');
   }
-  const sentinel = scan.scanType === 'sentinel' ? await scans.sentinelRun(tenantId, id) : null;
+  const sentinel = runsAsChildScans(scan.scanType) ? await scans.sentinelRun(tenantId, id) : null;
   return toScanDetailView(scan, sentinel);
 }
 

@@ -11,6 +11,7 @@ import type { Severity } from '../../domain/findings/finding.js';
 import { renderSarif } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
+import { runsAsChildScans } from '../../engines/registry.js';
 import type { Page, ScanStore } from '../ports.js';
 import {
   type FindingView,
@@ -51,7 +52,7 @@ export async function getResults(
 ): Promise<ResultsView> {
   const scan = await endedScan(scans, tenantId, id);
   const found = await scans.listFindings(tenantId, id, { severity: null }, page);
-  const sentinel = scan.scanType === 'sentinel' ? await scans.sentinelRun(tenantId, id) : null;
+  const sentinel = runsAsChildScans(scan.scanType) ? await scans.sentinelRun(tenantId, id) : null;
   return {
     scanId: scan.id,
     status: scan.status,

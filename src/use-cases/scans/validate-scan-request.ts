@@ -15,7 +15,7 @@ import { DEFAULT_PRIORITY, isPriority, type Priority } from '../../domain/scans/
 import { parseTarget } from '../../domain/targets/parse-target.js';
 import { targetRefusal } from '../../domain/targets/refused-ranges.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
-import type { EngineDefinition, EngineName } from '../../engines/engine.js';
+import type { EngineDefinition } from '../../engines/engine.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
@@ -116,7 +116,7 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (engine === null) {
     return fail(new ApiError('INVALID_SCAN_TYPE', { value: scanType }));
   }
-  const refused = refusedEngine(engine.name, options?.ok ? options.options : {}, context);
+  const refused = refusedEngine(engine, options?.ok ? options.options : {}, context);
   if (refused !== null) {
     return fail(new ApiError('SCAN_TYPE_NOT_ALLOWED', { value: refused }));
   }
@@ -176,9 +176,9 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   };
 }
 
-/** The engine (or, for sentinel, the member engine) the caller may not use, or null. */
+/** The engine (or an engine its options name, for sentinel) the caller may not use, or null. */
 function refusedEngine(
-  engine: EngineName,
+  engine: EngineDefinition,
   options: Record<string, unknown>,
   context: ScanRequestContext,
 ): string | null {
@@ -186,14 +186,9 @@ function refusedEngine(
   if (allowed === null) {
     return null;
   }
-  if (!allowed.includes(engine)) {
-    return engine;
-  }
-  if (engine === 'sentinel' && Array.isArray(options.engines)) {
-    const member = (options.engines as string[]).find((name) => !allowed.includes(name));
-    return member ?? null;
-  }
-  return null;
+  const used =
+    engine.kind === 'tool' ? [engine.name] : [engine.name, ...engine.memberEngines(options)];
+  return used.find((name) => !allowed.includes(name)) ?? null;
 }
 
 function checkValues(input: Record<string, unknown>, tags: readonly string[]): ApiError | null {

@@ -35,7 +35,7 @@ export function registerCancelScan(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { tenantId } = tenantCaller(request);
-      const scan = await cancelScan(deps.scans, tenantId, request.params.scanId);
+      const scan = await cancelScan(deps, tenantId, request.params.scanId);
       deps.wakeDispatcher();
       return { success: true, data: { scan } };
     },

@@ -53,6 +53,7 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
       const data = await createScan(
         {
           scans: deps.scans,
+          childScans: deps.childScans,
           workers: deps.workers,
           resolver: deps.resolver,
           urls: deps.webhookUrls,

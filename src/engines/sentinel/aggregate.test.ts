@@ -6,7 +6,7 @@ import {
   rehomeNmapFindings,
   type SentinelChildEnd,
   sentinelEnding,
-} from './aggregate-sentinel.js';
+} from './aggregate.js';
 
 function child(overrides: Partial<SentinelChildEnd> = {}): SentinelChildEnd {
   return {

@@ -11,15 +11,15 @@ import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
 import { normalizeAddress } from '../../domain/network/ip-allowlist.js';
 import type { ScanError } from '../../domain/scans/scan.js';
 import type { ScanStatus } from '../../domain/scans/status-machine.js';
-import { correlate, uncorrelated } from '../../engines/sentinel/correlate.js';
-import { assessScan, scoreFindings } from '../../engines/sentinel/risk.js';
+import { correlate, uncorrelated } from './correlate.js';
+import { assessScan, scoreFindings } from './risk.js';
 import type {
   CorrelatedFinding,
   FindingSource,
   RiskAssessment,
   RiskFactor,
   SourceFinding,
-} from '../../engines/sentinel/types.js';
+} from './types.js';
 
 export interface SentinelChildEnd {
   readonly id: string;
