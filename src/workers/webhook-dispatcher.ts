@@ -10,7 +10,11 @@
  */
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
-import { type ClaimedDelivery, claimDeliveries } from '../adapters/queue/claim-deliveries.js';
+import {
+  type ClaimedDelivery,
+  claimDeliveries,
+  hasDueWork,
+} from '../adapters/queue/claim-deliveries.js';
 import { fanOutEvents } from '../adapters/queue/fan-out-events.js';
 import { recordAttempt } from '../adapters/queue/record-attempt.js';
 import { deliveryHeaders } from '../domain/webhooks/delivery-headers.js';
@@ -30,6 +34,12 @@ export interface WebhookDispatcherOptions {
 
 export interface WebhookDispatcher {
   wake(): void;
+  /**
+   * Resolves once this dispatcher has nothing left to do now: no event waits to be fanned out, no
+   * delivery is due and none of its attempts is in flight (tests wait for this instead of
+   * sleeping; retries scheduled later are not waited for).
+   */
+  drain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,19 +51,26 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const leaseMs = options.timeoutMs + 5_000;
   const log = options.logger.child({ component: 'webhook-dispatcher' });
   const inFlight = new Set<Promise<void>>();
-  let ticking = false;
+  let ticking: Promise<void> | null = null;
   let again = false;
   let stopped = false;
 
-  async function tick(): Promise<void> {
+  /** A dispatch round; while one runs, a call asks it for another pass and gets its promise. */
+  function tick(): Promise<void> {
     if (stopped) {
-      return;
+      return Promise.resolve();
     }
-    if (ticking) {
+    if (ticking !== null) {
       again = true;
-      return;
+      return ticking;
     }
-    ticking = true;
+    ticking = round().finally(() => {
+      ticking = null;
+    });
+    return ticking;
+  }
+
+  async function round(): Promise<void> {
     try {
       do {
         again = false;
@@ -70,8 +87,6 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       } while (again && !stopped);
     } catch (error) {
       log.error({ err: error }, 'webhook dispatch failed');
-    } finally {
-      ticking = false;
     }
   }
 
@@ -109,6 +124,16 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
 
   return {
     wake: () => void tick(),
+    async drain() {
+      for (;;) {
+        await tick();
+        if (inFlight.size > 0) {
+          await Promise.allSettled([...inFlight]);
+        } else if (stopped || !(await hasDueWork(db))) {
+          return;
+        }
+      }
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);

@@ -60,6 +60,9 @@ afterAll(async () => {
   await new Promise((resolve) => tcp.close(resolve));
 });
 
+/** Waits until the app's dispatcher has nothing left to send now (instead of sleeping). */
+const drained = (app: TestApp = ctx.app) => app.composed.dispatcher.drain();
+
 const call = (method: string, path: string, json?: unknown, apiKey = key, app = ctx.app) =>
   app.request(path, {
     method,
@@ -238,7 +241,7 @@ describe('webhook endpoints', () => {
     } finally {
       receiver.setStatus(200);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await drained();
     expect(at(path)).toHaveLength(2);
     const after = (await call('GET', `/api/v1/webhooks/${webhook.id}`)).body.data.webhook;
     expect(after).toMatchObject({
@@ -358,7 +361,7 @@ describe('delivery of real scans', () => {
       () => at(path),
       (list) => list.length >= 1,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await drained();
     expect(at(path)).toHaveLength(1);
     expect(request?.headers['x-webhook-event']).toBe('scan.failed');
     expect(
@@ -376,7 +379,7 @@ describe('delivery of real scans', () => {
     await createWebhook({ name: 'theirs', url: `${receiver.url}${path.slice(1)}` }, otherKey);
     const scan = await createScan(ctx.app, key, { target: 'gone.invalid', scanType: 'nmap' });
     await waitForStatus(ctx.app, key, scan.id, ['failed']);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await drained();
     expect(at(path)).toHaveLength(0);
   });
 });
@@ -394,7 +397,7 @@ describe('retries and health', () => {
       const scan = await createScan(ctx.app, key, { target: 'gone.invalid', scanType: 'nmap' });
       await waitForStatus(ctx.app, key, scan.id, ['failed']);
       const requests = await failing.waitForRequests(4, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await drained();
       expect(at(path, failing)).toHaveLength(4);
       const ids = new Set(requests.map((r) => r.headers['x-webhook-delivery']));
       expect(ids.size).toBe(1);
@@ -474,7 +477,7 @@ describe('retries and health', () => {
       await hanging.waitForRequests(1, 10_000);
       expect((await call('DELETE', `/api/v1/webhooks/${webhook.id}`)).status).toBe(200);
       // The attempt times out (1 s) after its webhook is gone: nothing to record, nothing retried.
-      await new Promise((resolve) => setTimeout(resolve, 1_800));
+      await drained();
       expect(hanging.requests).toHaveLength(1);
       expect(ctx.app.logs.join('')).not.toContain('failed to record');
       const left = await sql<{ n: number }>`
@@ -528,7 +531,7 @@ describe('disabling and restarts (separate apps)', () => {
         (n) => n >= 30,
         60_000,
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await Promise.all([drained(), drained(second)]);
       const deliveries = at(path).map((request) => String(request.headers['x-webhook-delivery']));
       expect(deliveries).toHaveLength(30);
       expect(new Set(deliveries).size).toBe(30);
@@ -566,8 +569,9 @@ describe('disabling and restarts (separate apps)', () => {
             .webhook,
         (w) => w.isActive === false,
       );
-      // The retries were 3 s away: none may come after the flip.
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      // The retries were 3 s away: none may come after the flip, because none is left pending
+      // (checked below).
+      await drained(app);
       expect(failing.requests).toHaveLength(10);
       const state = (await call('GET', `/api/v1/webhooks/${webhook.id}`, undefined, ownKey, app))
         .body.data.webhook;

@@ -35,6 +35,20 @@ interface Row {
   secret: string | null;
 }
 
+/** The deliveries due now: pending, their time come, their webhook (if any) active. */
+const DUE_DELIVERIES = sql`select d.id from webhook_deliveries d
+      left join webhooks w on w.id = d.webhook_id
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.kind <> 'webhook' or w.is_active)`;
+
+/** Whether an event waits to be fanned out or a delivery is due now (a dispatcher's drain). */
+export async function hasDueWork(db: Kysely<Database>): Promise<boolean> {
+  const result = await sql<{ due: boolean }>`select
+    exists (select 1 from scan_events where dispatched_at is null)
+    or exists (${DUE_DELIVERIES}) as due`.execute(db);
+  return result.rows[0]?.due === true;
+}
+
 export async function claimDeliveries(
   db: Kysely<Database>,
   limit: number,
@@ -45,10 +59,7 @@ export async function claimDeliveries(
   }
   const result = await sql<Row>`
     with due as (
-      select d.id from webhook_deliveries d
-      left join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.kind <> 'webhook' or w.is_active)
+      ${DUE_DELIVERIES}
       order by d.next_attempt_at
       limit ${limit}
       for update of d skip locked
