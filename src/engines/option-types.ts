@@ -3,10 +3,6 @@ import { Type } from '@sinclair/typebox';
 /** A name that reaches a command line: a word of letters, digits and `_ . : / -`, no leading dash. */
 export const ToolWord = Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.:/-]{0,127}$' });
 
-/** A list of tool words (scripts, templates, modules, tags, sources …). */
-export const ToolWords = (description: string, defaults: string[] = []) =>
-  Type.Array(ToolWord, { maxItems: 100, default: defaults, description });
-
 /** A duration such as `600s`, `10m` or `1h`. */
 export const Duration = Type.String({
   pattern: '^[1-9][0-9]{0,5}[smh]$',

@@ -5,8 +5,6 @@
  */
 export type TargetType = 'host' | 'url' | 'domain' | 'ip' | 'network' | 'image';
 
-export const TARGET_TYPES: readonly TargetType[] = ['host', 'url', 'domain', 'ip', 'network'];
-
 export interface ScanTarget {
   /** Exactly as submitted (validated: no whitespace, control characters or leading `-`). */
   readonly value: string;

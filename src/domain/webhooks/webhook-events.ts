@@ -18,7 +18,3 @@ export const CALLBACK_EVENTS: readonly string[] = [
 ];
 
 export const TEST_EVENT = 'webhook.test';
-
-export function isWebhookEvent(value: unknown): value is WebhookEvent {
-  return typeof value === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(value);
-}

@@ -1,11 +1,5 @@
 import { Type } from '@sinclair/typebox';
 
-/**
- * sqlmap's injection techniques (`--technique`): B boolean-based blind, E error-based, U UNION
- * query, S stacked queries, T time-based blind, Q inline queries.
- */
-export const SQLMAP_TECHNIQUE_LETTERS = 'BEUSTQ';
-
 /** The specification's defaults; the schema and `sqlmapOptionsWithDefaults` both read them here. */
 const DEFAULTS = {
   level: 1,
@@ -18,8 +12,9 @@ const DEFAULTS = {
 /**
  * sqlmap options (specification, "Engine options"). Keep level <= 3 and risk <= 2 on production.
  *
- * `technique` is one to six of the letters B, E, U, S, T, Q (each at most once), so the value can
- * never be an option or carry anything else. `batch` only accepts `true`: a worker has no
+ * `technique` is one to six of the letters B, E, U, S, T, Q (each at most once: boolean-based
+ * blind, error-based, UNION query, stacked queries, time-based blind, inline queries), so the
+ * value can never be an option or carry anything else. `batch` only accepts `true`: a worker has no
  * terminal and no stdin, so a sqlmap waiting for answers could only hang until its timeout; the
  * option is kept (with its specification default) so requests naming it stay valid.
  */

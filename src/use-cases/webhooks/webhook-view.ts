@@ -19,8 +19,6 @@ export function toWebhookView(webhook: WebhookRecord, withSecret = false) {
   };
 }
 
-export type WebhookView = ReturnType<typeof toWebhookView>;
-
 export function toDeliveryView(attempt: DeliveryAttemptRecord) {
   return {
     id: toDeliveryId(attempt.deliveryId),
