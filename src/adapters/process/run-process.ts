@@ -15,6 +15,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import {
+  createLineSplitter,
+  type LineSplitter as TextLineSplitter,
+} from '../../domain/text/line-splitter.js';
 
 export interface RunProcessOptions {
   /** Looked up on the PATH of `env` (libuv searches the child's environment), or absolute. */
@@ -461,53 +465,32 @@ class CappedOutput {
   }
 }
 
-/** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
+/**
+ * Splits a byte stream into UTF-8 lines, whatever the chunk boundaries (a line longer than
+ * `maxLineChars` is cut, so a stream without newlines cannot grow memory; a `\r` before the
+ * newline is dropped).
+ */
 class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+  private readonly splitter: TextLineSplitter;
 
-  constructor(
-    private readonly onLine: (line: string) => void,
-    /** A line longer than this is cut, so a stream without newlines cannot grow memory. */
-    private readonly maxLineChars: number,
-  ) {}
+  constructor(onLine: (line: string) => void, maxLineChars: number) {
+    this.splitter = createLineSplitter({ maxChars: maxLineChars }, (text) => {
+      try {
+        onLine(text.endsWith('\r') ? text.slice(0, -1) : text);
+      } catch {
+        // Best effort by contract (see RunProcessOptions.onStdoutLine).
+      }
+    });
+  }
 
   push(chunk: Buffer): void {
-    this.feed(this.decoder.write(chunk));
+    this.splitter.write(this.decoder.write(chunk));
   }
 
   end(): void {
-    this.feed(this.decoder.end());
-    if (this.pending !== '') {
-      this.emit();
-    }
-  }
-
-  private feed(text: string): void {
-    let start = 0;
-    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      this.append(text.slice(start, newline));
-      this.emit();
-      start = newline + 1;
-    }
-    this.append(text.slice(start));
-  }
-
-  private append(part: string): void {
-    const room = this.maxLineChars - this.pending.length;
-    if (room > 0) {
-      this.pending += part.length <= room ? part : part.slice(0, room);
-    }
-  }
-
-  private emit(): void {
-    const line = this.pending.endsWith('\r') ? this.pending.slice(0, -1) : this.pending;
-    this.pending = '';
-    try {
-      this.onLine(line);
-    } catch {
-      // Best effort by contract (see RunProcessOptions.onStdoutLine).
-    }
+    this.splitter.write(this.decoder.end());
+    this.splitter.end();
   }
 }
 

@@ -16,6 +16,7 @@
  */
 import { JSONParser } from '@streamparser/json';
 import type { ParseResult } from '../../domain/findings/finding.js';
+import { createLineSplitter } from '../../domain/text/line-splitter.js';
 import type { ParseContext, StreamingReportParser } from '../engine.js';
 import { FindingCollector, hasKnownSeverity } from './finding.js';
 import { readNucleiResult } from './result.js';
@@ -119,9 +120,12 @@ function tallyWarnings(tally: Tally): string[] {
 
 /** JSON lines: one result per line, blank lines and `\r` ignored. */
 class JsonLinesReader {
-  private partial = '';
-  private partialTooLong = false;
   private nonBlankLines = 0;
+  /** The splitter is giving the last line (no newline after it). */
+  private ending = false;
+  private readonly lines = createLineSplitter({ maxChars: MAX_LINE_CHARS }, (text, cut) =>
+    this.line(text, cut, this.ending),
+  );
 
   /** `lineNumber`: the blank lines skipped before the output starts, so warnings name file lines. */
   constructor(
@@ -130,28 +134,12 @@ class JsonLinesReader {
   ) {}
 
   write(chunk: string): void {
-    let start = 0;
-    for (let newline = chunk.indexOf('\n'); newline !== -1; newline = chunk.indexOf('\n', start)) {
-      const tooLong = this.partialTooLong;
-      const line = tooLong ? '' : this.partial + chunk.slice(start, newline);
-      this.partial = '';
-      this.partialTooLong = false;
-      this.line(line, tooLong, false);
-      start = newline + 1;
-    }
-    if (start < chunk.length && !this.partialTooLong) {
-      this.partial += chunk.slice(start);
-      if (this.partial.length > MAX_LINE_CHARS) {
-        this.partial = '';
-        this.partialTooLong = true;
-      }
-    }
+    this.lines.write(chunk);
   }
 
   end(): string[] {
-    if (this.partialTooLong || this.partial !== '') {
-      this.line(this.partial, this.partialTooLong, true);
-    }
+    this.ending = true;
+    this.lines.end();
     const tally = this.sink.tally;
     if (this.nonBlankLines > 0 && tally.invalidLines === this.nonBlankLines) {
       return [

@@ -26,6 +26,7 @@
  */
 import type { DraftFinding, FindingLocation, ParseResult } from '../../domain/findings/finding.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
+import { createLineSplitter } from '../../domain/text/line-splitter.js';
 
 /** What `parseSqlmapReport` returns besides findings and warnings. */
 export interface SqlmapParseResult extends ParseResult {
@@ -251,8 +252,6 @@ type LogState = 'outside' | 'expect-fence' | 'in-block' | 'databases';
 export function createSqlmapParser(context: { readonly target: ScanTarget }): SqlmapReportParser {
   const points = new Map<string, InjectionPoint>();
   let format: 'log' | 'csv' | null = null;
-  let pending = '';
-  let pendingOverflow = false;
   let firstLine = true;
   let ended: SqlmapParseResult | null = null;
 
@@ -509,26 +508,6 @@ export function createSqlmapParser(context: { readonly target: ScanTarget }): Sq
     }
   }
 
-  function append(text: string): void {
-    const room = MAX_LINE_CHARS - pending.length;
-    if (text.length > room) {
-      pending += text.slice(0, Math.max(room, 0));
-      pendingOverflow = true;
-    } else {
-      pending += text;
-    }
-  }
-
-  function flush(): void {
-    if (pendingOverflow) {
-      longLines += 1;
-    }
-    const text = pending;
-    pending = '';
-    pendingOverflow = false;
-    line(text);
-  }
-
   function result(): SqlmapParseResult {
     const complete = !(format === 'log' && (state === 'in-block' || state === 'expect-fence'));
     const all = [...points.values()];
@@ -571,28 +550,23 @@ export function createSqlmapParser(context: { readonly target: ScanTarget }): Sq
     };
   }
 
+  const lines = createLineSplitter({ maxChars: MAX_LINE_CHARS }, (text, cut) => {
+    if (cut) {
+      longLines += 1;
+    }
+    line(text);
+  });
+
   return {
     write(chunk) {
       if (ended !== null || typeof chunk !== 'string') {
         return;
       }
-      let from = 0;
-      for (;;) {
-        const newline = chunk.indexOf('\n', from);
-        if (newline === -1) {
-          append(chunk.slice(from));
-          return;
-        }
-        append(chunk.slice(from, newline));
-        flush();
-        from = newline + 1;
-      }
+      lines.write(chunk);
     },
     end() {
       if (ended === null) {
-        if (pending !== '' || pendingOverflow) {
-          flush();
-        }
+        lines.end();
         ended = result();
       }
       return ended;

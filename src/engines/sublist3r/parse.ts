@@ -7,6 +7,7 @@
  */
 import { domainToASCII } from 'node:url';
 import type { DraftFinding, ParseResult } from '../../domain/findings/finding.js';
+import { createLineSplitter } from '../../domain/text/line-splitter.js';
 import type { ParseContext, StreamingReportParser } from '../engine.js';
 
 /** Longer lines cannot hold a name (253 characters, plus `:port`): they are counted, not read. */
@@ -121,10 +122,11 @@ class Sublist3rParser implements Sublist3rStreamingParser {
   private readonly domain: string | null;
   private readonly seen = new Set<string>();
   private readonly findings: DraftFinding[] = [];
-  /** The line being read, at most its first MAX_LINE_LENGTH characters. */
-  private pending = '';
-  /** The line being read is longer than MAX_LINE_LENGTH: it is counted, never read. */
-  private tooLong = false;
+  /** `\n` and `\r` both end a line: CRLF then gives an empty line, which is skipped. */
+  private readonly splitter = createLineSplitter(
+    { maxChars: MAX_LINE_LENGTH, carriageReturnEndsLine: true },
+    (text, cut) => this.finishLine(text, cut),
+  );
   private lines = 0;
   private invalid = 0;
   private firstInvalid: string | null = null;
@@ -142,44 +144,20 @@ class Sublist3rParser implements Sublist3rStreamingParser {
     if (this.ended !== null || typeof chunk !== 'string') {
       return;
     }
-    let start = 0;
-    for (let i = 0; i < chunk.length; i += 1) {
-      const code = chunk.charCodeAt(i);
-      // `\n` and `\r` both end a line: CRLF then gives an empty line, which is skipped.
-      if (code === 10 || code === 13) {
-        this.append(chunk.slice(start, i));
-        this.finishLine();
-        start = i + 1;
-      }
-    }
-    this.append(chunk.slice(start));
+    this.splitter.write(chunk);
   }
 
   end(): Sublist3rParseResult {
     if (this.ended === null) {
-      this.finishLine();
+      this.splitter.end();
       this.ended = this.result();
     }
     return this.ended;
   }
 
-  private append(piece: string): void {
-    if (piece === '' || this.tooLong) {
-      return;
-    }
-    if (this.pending.length + piece.length > MAX_LINE_LENGTH) {
-      this.tooLong = true;
-      this.pending += piece.slice(0, MAX_LINE_LENGTH - this.pending.length);
-      return;
-    }
-    this.pending += piece;
-  }
-
-  private finishLine(): void {
-    const tooLong = this.tooLong;
-    const text = this.pending.trim();
-    this.pending = '';
-    this.tooLong = false;
+  /** A line longer than MAX_LINE_LENGTH (`tooLong`) is counted, never read. */
+  private finishLine(line: string, tooLong: boolean): void {
+    const text = line.trim();
     if (text === '' && !tooLong) {
       return;
     }
