@@ -9,6 +9,10 @@
  *     benchmark only) running 20,000 no-op jobs with concurrency 8 on the same database.
  *     Target: ≥ 1.0× graphile-worker.
  *
+ * (d) finishes with findings: 2,000 queued scans whose run returns 30 findings at once, 8 workers:
+ *     scans/s from start to the last completion. Every finish stores its findings, so this is the
+ *     finish path real scans take (the fast path of (c) serves only scans without findings).
+ *
  * The instant test engine is registered here only; the service never registers it.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,6 +25,7 @@ import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { connectPostgres } from '../src/adapters/db/connect.js';
 import { migrate } from '../src/adapters/db/migrate.js';
 import { loadConfig } from '../src/config/load-config.js';
+import type { DraftFinding } from '../src/domain/findings/finding.js';
 import { composeApp } from '../src/main/compose.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
 import type { EngineRunner } from '../src/use-cases/ports.js';
@@ -31,6 +36,8 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const DISPATCH_SCANS = Number(process.env.BENCH_DISPATCH_SCANS ?? 500);
 const CLAIM_SCANS = Number(process.env.BENCH_CLAIM_SCANS ?? 20_000);
 const CLAIM_WORKERS = 8;
+const FINDING_SCANS = Number(process.env.BENCH_FINDING_SCANS ?? 2_000);
+const FINDINGS_PER_SCAN = 30;
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -135,29 +142,54 @@ async function seedScans(database: ReturnType<typeof connectPostgres>, count: nu
   await sql`analyze scans`.execute(database.db);
 }
 
-export async function benchClaims(): Promise<{ scansPerSecond: number; scans: number }> {
+export function benchClaims(): Promise<{ scansPerSecond: number; scans: number }> {
+  return benchWorkers(CLAIM_SCANS, []);
+}
+
+/** 30 open ports of one host, as an nmap run would report them. */
+const PORT_FINDINGS: readonly DraftFinding[] = Array.from(
+  { length: FINDINGS_PER_SCAN },
+  (_, i) => ({
+    ruleId: 'open-port',
+    title: `Open port ${8000 + i}/tcp (http)`,
+    severity: 'info',
+    toolSeverity: null,
+    category: 'open-port',
+    location: { host: '203.0.113.10', port: 8000 + i, protocol: 'tcp', url: null },
+    identifiers: { cve: [], cwe: [] },
+    description: 'nginx 1.22.1',
+    evidence: null,
+    remediation: null,
+    references: [],
+    raw: { portid: String(8000 + i) },
+  }),
+);
+
+export function benchFindingScans(): Promise<{ scansPerSecond: number; scans: number }> {
+  return benchWorkers(FINDING_SCANS, PORT_FINDINGS);
+}
+
+/** `count` queued scans run by 8 workers whose engine returns `findings` at once: scans/s. */
+async function benchWorkers(
+  count: number,
+  findings: readonly DraftFinding[],
+): Promise<{ scansPerSecond: number; scans: number }> {
   return withSchema(async (schema) => {
     const database = connectPostgres(DATABASE_URL, { schema, poolSize: CLAIM_WORKERS + 2 });
     await migrate(database.db);
-    await seedScans(database, CLAIM_SCANS);
+    await seedScans(database, count);
     let done = 0;
     let finished: () => void = () => {};
     const allDone = new Promise<void>((resolve) => {
       finished = resolve;
     });
-    const instant: EngineRunner = {
-      async run() {
-        return { findings: [], warnings: [], ending: 'completed', message: null };
-      },
-    };
     const counting: EngineRunner = {
-      async run(request) {
-        const output = await instant.run(request);
+      async run() {
         done += 1;
-        if (done === CLAIM_SCANS) {
+        if (done === count) {
           finished();
         }
-        return output;
+        return { findings, warnings: [], ending: 'completed', message: null };
       },
     };
     const logger = pino({ level: 'silent' });
@@ -191,7 +223,7 @@ export async function benchClaims(): Promise<{ scansPerSecond: number; scans: nu
     const seconds = (performance.now() - start) / 1000;
     await Promise.all(workers.map((worker) => worker.stop(1000)));
     await database.close();
-    return { scansPerSecond: Math.round(CLAIM_SCANS / seconds), scans: CLAIM_SCANS };
+    return { scansPerSecond: Math.round(count / seconds), scans: count };
   });
 }
 
@@ -270,6 +302,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log('dispatch', dispatch);
   const claims = await benchClaims();
   console.log('claims', claims);
+  console.log('finishes with findings', await benchFindingScans());
   const graphile = await benchGraphile();
   console.log('graphile-worker', graphile);
   console.log(

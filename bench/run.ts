@@ -32,7 +32,7 @@ import {
 } from './correlation-instructions.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
-import { benchClaims, benchDispatch, benchGraphile } from './queue.js';
+import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
 import { benchWebhooks } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -370,6 +370,9 @@ async function benchQueue() {
   console.log(
     `  Rampart ${claims.scansPerSecond} scans/s, graphile-worker ${graphile.jobsPerSecond} jobs/s: ${ratio.toFixed(2)}× (target >= 1.0): ${ratio >= 1 ? 'met' : 'NOT met'}`,
   );
+  console.log('finishes with findings (2,000 scans of 30 findings each, 8 workers)…');
+  const withFindings = await benchFindingScans();
+  console.log(`  ${withFindings.scansPerSecond} scans/s (the finish path of real scans)`);
   const parse = await benchNmapParse();
   console.log(
     `nmap XML parsing, ${parse.file} (${parse.bytes} bytes): ${parse.mbPerSecond.toFixed(1)} MB/s, peak RSS ${parse.peakRssMb.toFixed(0)} MB`,

@@ -8,7 +8,7 @@
  *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
  *   whichever worker runs the scan, so the process stops within the runner's kill grace.
  * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
- *   WORKER_LOST, and has the parent scans nobody collected collected (`parents`).
+ *   WORKER_LOST, and asks `parents` to collect the parent scans nobody collected.
  * - The run of one scan, and what its parent does as it moves, is run-claimed-scan.ts.
  * - stop(): no more claims; running scans get `graceMs` to finish, then are aborted and handed back
  *   to the queue.

@@ -6,11 +6,15 @@
  */
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
-import { decideFinish, type RunEnding } from '../../domain/scans/status-machine.js';
+import {
+  decideFinish,
+  type FinishDecision,
+  type RunEnding,
+} from '../../domain/scans/status-machine.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import { insertFindings } from '../db/findings.repository.js';
 import { createKeyedBatcher, type KeyedBatcher } from '../db/keyed-batcher.js';
-import { type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
+import { type Db, type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
 import { type ClaimRequest, claimCtes } from './claim-scans.js';
 import { moveCtes, moveScan, NOW } from './scan-moves.js';
 
@@ -189,6 +193,50 @@ async function completeAndClaim(
   }));
 }
 
+/** The counts a finish stores, and the lease let go. */
+function countsOf(results: ScanResults) {
+  return {
+    result_count: results.findings.length,
+    findings_summary: JSON.stringify(results.summary),
+    risk_score: results.riskScore,
+    lease_owner: null,
+    lease_expires_at: null,
+  };
+}
+
+/** Makes the decided move of a scan this worker holds; false when its row did not move. */
+async function move(
+  db: Db,
+  workerId: string,
+  scanId: string,
+  decision: FinishDecision & { readonly kind: 'complete' | 'fail' },
+  results: ScanResults,
+): Promise<boolean> {
+  const counts = countsOf(results);
+  const moved =
+    decision.kind === 'complete'
+      ? await moveScan(
+          db,
+          'complete',
+          scanId,
+          { ...counts, progress: 100, completed_at: NOW },
+          { leaseOwner: workerId },
+        )
+      : await moveScan(
+          db,
+          'fail',
+          scanId,
+          {
+            ...counts,
+            completed_at: NOW,
+            error_code: decision.error.code,
+            error_message: decision.error.message,
+          },
+          { leaseOwner: workerId },
+        );
+  return moved !== null;
+}
+
 async function finishSlowly(
   database: DatabaseHandle,
   workerId: string,
@@ -196,13 +244,17 @@ async function finishSlowly(
   ending: RunEnding,
   results: ScanResults,
 ): Promise<FinishOutcome> {
-  const counts = {
-    result_count: results.findings.length,
-    findings_summary: JSON.stringify(results.summary),
-    risk_score: results.riskScore,
-    lease_owner: null,
-    lease_expires_at: null,
-  };
+  // A run without findings needs no transaction when its scan is still running under this
+  // worker's lease: the move alone, guarded by the lease. Otherwise (findings to store, a cancel,
+  // a lost lease) the row is locked and the status machine decides.
+  if (results.findings.length === 0 && ending.kind !== 'cancelled') {
+    const decision = decideFinish({ status: 'running', leaseHeld: true }, ending);
+    if (decision.kind !== 'keep-cancelled' && decision.kind !== 'lost') {
+      if (await move(database.db, workerId, scanId, decision, results)) {
+        return 'finished';
+      }
+    }
+  }
   return database.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('scans')
@@ -223,31 +275,10 @@ async function finishSlowly(
     await insertFindings(trx, scan, results.findings);
     if (decision.kind === 'keep-cancelled') {
       // Not a status write: the counts of the partial results, and the lease let go.
-      await trx.updateTable('scans').set(counts).where('id', '=', scanId).execute();
+      await trx.updateTable('scans').set(countsOf(results)).where('id', '=', scanId).execute();
       return 'kept-cancelled';
     }
-    const moved =
-      decision.kind === 'complete'
-        ? await moveScan(
-            trx,
-            'complete',
-            scanId,
-            { ...counts, progress: 100, completed_at: NOW },
-            { leaseOwner: workerId },
-          )
-        : await moveScan(
-            trx,
-            'fail',
-            scanId,
-            {
-              ...counts,
-              completed_at: NOW,
-              error_code: decision.error.code,
-              error_message: decision.error.message,
-            },
-            { leaseOwner: workerId },
-          );
-    if (moved === null) {
+    if (!(await move(trx, workerId, scanId, decision, results))) {
       throw new Error(`scan ${scanId} could not be moved after its row was locked`);
     }
     return 'finished';

@@ -13,7 +13,8 @@ import type {
 } from '../../domain/findings/finding.js';
 import { finalizeFindings } from '../../domain/findings/fingerprint.js';
 import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
-import type { ScanError, ScanRecord } from '../../domain/scans/scan.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
+import type { RunEnding } from '../../domain/scans/status-machine.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
@@ -27,11 +28,7 @@ export interface RunScanDeps {
 }
 
 export interface ScanRunResult {
-  /** `stopped`: the run was aborted for another reason than a cancel (shutdown, lost lease). */
-  readonly ending:
-    | { readonly kind: 'completed' }
-    | { readonly kind: 'failed'; readonly error: ScanError }
-    | { readonly kind: 'cancelled' };
+  readonly ending: RunEnding;
   readonly findings: readonly FingerprintedFinding[];
   readonly summary: FindingsSummary;
   readonly riskScore: number;
