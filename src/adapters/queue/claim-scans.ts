@@ -22,10 +22,10 @@ import { moveCtes, statusList } from './scan-moves.js';
  * sorts the whole queue (~7 ms for 20,000 rows) until autovacuum has analyzed it.
  */
 /**
- * The claim as CTEs (`claimable`, then the start move's `claimed` and `claimed_events`) for a statement of its own or for
- * finish-scan's complete-and-claim. `owner` and `lease` are the placeholders of the worker id and
- * the lease in milliseconds; `owner` may instead be a text[] of `limit` worker ids
- * (`ownerPerScan`), the n-th claimed scan (in queue order) leased to the n-th of them.
+ * The claim as CTEs (`claimable`, then the start move's `claimed` and `claimed_events`) for a
+ * statement of its own or for finish-scan's complete-and-claim. `owner` and `lease` are the
+ * placeholders of the worker id and the lease in milliseconds; `owner` may instead be a text[] of
+ * `limit` worker ids (`ownerPerScan`), the n-th claimed scan (in queue order) leased to the n-th.
  */
 export function claimCtes(
   engines: readonly string[],

@@ -57,12 +57,23 @@ export async function finishScan(
     if (done.moved) {
       return { outcome: 'finished', claimed: done.claimed };
     }
+    // Not moved: cancelled meanwhile, or lost. The locked path decides which.
     return {
-      outcome: await finishSlowly(database, workerId, scanId, ending, results),
+      outcome: await finishLocked(database, workerId, scanId, ending, results),
       claimed: done.claimed,
     };
   }
-  return { outcome: await finishSlowly(database, workerId, scanId, ending, results), claimed: [] };
+  // A run without findings needs no transaction when its scan is still running under this
+  // worker's lease: the move alone, guarded by the lease. Otherwise (findings to store, a cancel,
+  // a lost lease) the row is locked and the status machine decides.
+  if (results.findings.length === 0 && ending.kind !== 'cancelled') {
+    const decision: HeldMove =
+      ending.kind === 'completed' ? { kind: 'complete' } : { kind: 'fail', error: ending.error };
+    if (await move(database.db, workerId, scanId, decision, results)) {
+      return { outcome: 'finished', claimed: [] };
+    }
+  }
+  return { outcome: await finishLocked(database, workerId, scanId, ending, results), claimed: [] };
 }
 
 /** One fast-path finish: this worker's scan ends, and it asks for `next.limit` scans. */
@@ -204,12 +215,15 @@ function countsOf(results: ScanResults) {
   };
 }
 
+/** The decisions that move a scan the worker holds. */
+type HeldMove = Extract<FinishDecision, { readonly kind: 'complete' | 'fail' }>;
+
 /** Makes the decided move of a scan this worker holds; false when its row did not move. */
 async function move(
   db: Db,
   workerId: string,
   scanId: string,
-  decision: FinishDecision & { readonly kind: 'complete' | 'fail' },
+  decision: HeldMove,
   results: ScanResults,
 ): Promise<boolean> {
   const counts = countsOf(results);
@@ -237,24 +251,14 @@ async function move(
   return moved !== null;
 }
 
-async function finishSlowly(
+/** Locks the row, lets the status machine decide, stores the findings and lands the end. */
+async function finishLocked(
   database: DatabaseHandle,
   workerId: string,
   scanId: string,
   ending: RunEnding,
   results: ScanResults,
 ): Promise<FinishOutcome> {
-  // A run without findings needs no transaction when its scan is still running under this
-  // worker's lease: the move alone, guarded by the lease. Otherwise (findings to store, a cancel,
-  // a lost lease) the row is locked and the status machine decides.
-  if (results.findings.length === 0 && ending.kind !== 'cancelled') {
-    const decision = decideFinish({ status: 'running', leaseHeld: true }, ending);
-    if (decision.kind !== 'keep-cancelled' && decision.kind !== 'lost') {
-      if (await move(database.db, workerId, scanId, decision, results)) {
-        return 'finished';
-      }
-    }
-  }
   return database.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('scans')
