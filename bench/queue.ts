@@ -28,7 +28,7 @@ import { loadConfig } from '../src/config/load-config.js';
 import type { DraftFinding } from '../src/domain/findings/finding.js';
 import { composeApp } from '../src/main/compose.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
-import type { EngineRunner } from '../src/use-cases/ports.js';
+import type { EngineRunner } from '../src/use-cases/ports/engine-runs.js';
 import { startScanWorker } from '../src/workers/scan-worker.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

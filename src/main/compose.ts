@@ -35,7 +35,10 @@ import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
-import type { Clock, EngineRunner, TargetResolver, WebhookSender } from '../use-cases/ports.js';
+import type { Clock } from '../use-cases/ports/common.js';
+import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
+import type { TargetResolver } from '../use-cases/ports/scans.js';
+import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';

@@ -11,7 +11,8 @@ import { createProcessEngineRunner } from '../adapters/process/process-engine-ru
 import { createSentinelRunStore } from '../adapters/queue/sentinel-runs.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
-import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
+import type { TargetResolver } from '../use-cases/ports/scans.js';
 import {
   createSentinelLifecycle,
   type SentinelLifecycle,

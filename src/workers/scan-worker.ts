@@ -28,7 +28,8 @@ import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
 import { renewLeases } from '../adapters/queue/renew-leases.js';
 import { returnScans } from '../adapters/queue/return-scans.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
-import type { EngineRunner, TargetResolver } from '../use-cases/ports.js';
+import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
+import type { TargetResolver } from '../use-cases/ports/scans.js';
 import {
   type AbortReason,
   type ParentScanHooks,

@@ -18,7 +18,7 @@ import {
 import { fanOutEvents } from '../adapters/queue/fan-out-events.js';
 import { recordAttempt } from '../adapters/queue/record-attempt.js';
 import { deliveryHeaders } from '../domain/webhooks/delivery-headers.js';
-import type { WebhookSender } from '../use-cases/ports.js';
+import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 
 const STOP_WAIT_MS = 2_000;
 

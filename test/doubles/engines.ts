@@ -4,7 +4,11 @@
  * runs wait until the test releases them or the worker aborts them.
  */
 import type { DraftFinding } from '../../src/domain/findings/finding.js';
-import type { EngineRunner, EngineRunOutput, EngineRunRequest } from '../../src/use-cases/ports.js';
+import type {
+  EngineRunner,
+  EngineRunOutput,
+  EngineRunRequest,
+} from '../../src/use-cases/ports/engine-runs.js';
 
 /** A finding as a parser would return it. */
 export function draftFinding(overrides: Partial<DraftFinding> = {}): DraftFinding {

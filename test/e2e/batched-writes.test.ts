@@ -13,7 +13,7 @@ import { createScanStore } from '../../src/adapters/db/scans.repository.js';
 import { claimScans } from '../../src/adapters/queue/claim-scans.js';
 import { finishScan } from '../../src/adapters/queue/finish-scan.js';
 import { emptySummary } from '../../src/domain/findings/summary.js';
-import type { NewScan } from '../../src/use-cases/ports.js';
+import type { NewScan } from '../../src/use-cases/ports/scans.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 

@@ -15,7 +15,7 @@ import { registerWorker } from '../../src/adapters/db/workers.repository.js';
 import { claimScans } from '../../src/adapters/queue/claim-scans.js';
 import { reclaimLostScans } from '../../src/adapters/queue/reclaim-lost-scans.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
-import type { EngineRunner } from '../../src/use-cases/ports.js';
+import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
 import { type ScanWorker, startScanWorker } from '../../src/workers/scan-worker.js';
 import { heldEngine, instantEngine } from '../doubles/engines.js';
 import {

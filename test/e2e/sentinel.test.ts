@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { DraftFinding } from '../../src/domain/findings/finding.js';
 import { PROGRESS_WEIGHTS } from '../../src/engines/sentinel/plan.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, getScan, SCAN_CREATED_FIELDS } from '../support/scans.js';

@@ -14,7 +14,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
-import type { TargetResolver } from '../../src/use-cases/ports.js';
+import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
 import { type LiveProcess, liveProcesses } from '../support/engine-runs.js';
 import { useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';

@@ -18,7 +18,7 @@ import {
   HARVESTER_SOURCES,
   harvesterOptionsWithDefaults,
 } from '../../src/engines/harvester/options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import type { DoubleSettings } from '../doubles/scanners/install-double.js';
 import {
   engineCommand,

@@ -15,7 +15,7 @@ import type { ScanTarget } from '../../src/domain/targets/target.js';
 import type { EngineCommand } from '../../src/engines/engine.js';
 import { trivyEngine } from '../../src/engines/trivy/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import type { DoubleSettings } from '../doubles/scanners/install-double.js';
 import { engineCommand, engineTarget, useNamedDouble } from '../support/engine-runs.js';
 import { sharedPath } from '../support/shared-dir.js';

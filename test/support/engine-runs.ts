@@ -18,7 +18,7 @@ import { parseTarget } from '../../src/domain/targets/parse-target.js';
 import type { ScanTarget, TargetType } from '../../src/domain/targets/target.js';
 import type { EngineCommand, EngineDefinition, ToolEngine } from '../../src/engines/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
-import type { EngineRunOutput } from '../../src/use-cases/ports.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import {
   type DoubleSettings,
   installScannerDouble,

@@ -13,7 +13,8 @@ import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-li
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { listEngines } from '../../src/engines/registry.js';
 import { type ComposedApp, composeApp } from '../../src/main/compose.js';
-import type { EngineRunner, TargetResolver } from '../../src/use-cases/ports.js';
+import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
+import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';

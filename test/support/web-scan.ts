@@ -12,7 +12,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { EngineName } from '../../src/engines/engine.js';
 import { realEngineRunners } from '../../src/main/workers.js';
-import type { EngineRunner } from '../../src/use-cases/ports.js';
+import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
 import {
   createKey,
   TEST_ENGINES,

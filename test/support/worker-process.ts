@@ -11,7 +11,7 @@ import { connectPostgres } from '../../src/adapters/db/connect.js';
 import { createLogger } from '../../src/adapters/http/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startWorkers } from '../../src/main/workers.js';
-import type { EngineRunner } from '../../src/use-cases/ports.js';
+import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
 
 const env = process.env;
 const config = loadConfig({ ...env, WORKERS: '1', LOG_LEVEL: 'warn' });

@@ -1,5 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import type { ApiKeyRecord, ApiKeyStore, KeyForAuth, NewApiKey } from '../../use-cases/ports.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  KeyForAuth,
+  NewApiKey,
+} from '../../use-cases/ports/api-keys.js';
 import type { DatabaseHandle, PreparedQuery } from './connect.js';
 import type { ApiKeyRow, Database } from './database.js';
 import { createKeyedBatcher } from './keyed-batcher.js';

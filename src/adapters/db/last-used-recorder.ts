@@ -1,4 +1,4 @@
-import type { LastUsedRecorder } from '../../use-cases/ports.js';
+import type { LastUsedRecorder } from '../../use-cases/ports/api-keys.js';
 
 export interface BatchingLastUsedRecorder extends LastUsedRecorder {
   /** Writes what is queued now (also called by close). */

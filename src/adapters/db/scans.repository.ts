@@ -5,7 +5,7 @@ import { emptySummary } from '../../domain/findings/summary.js';
 import { priorityRank } from '../../domain/scans/priority.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { decideCancel, INITIAL_STATUS } from '../../domain/scans/status-machine.js';
-import type { NewScan, ScanStore } from '../../use-cases/ports.js';
+import type { NewScan, ScanStore } from '../../use-cases/ports/scans.js';
 import { moveScan, NOW } from '../queue/scan-moves.js';
 import type { DatabaseHandle } from './connect.js';
 import { FINDING_COLUMNS, toFinding } from './findings.repository.js';

@@ -1,6 +1,6 @@
 /** sentinel_runs rows (and the parent's children) to the view the API shows. */
 import type { ScanRecord } from '../../domain/scans/scan.js';
-import type { SentinelRunView } from '../../use-cases/ports.js';
+import type { SentinelRunView } from '../../use-cases/ports/scans.js';
 import type { SentinelRunRow } from './database.js';
 import { json } from './scan-rows.js';
 

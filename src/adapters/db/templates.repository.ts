@@ -1,6 +1,10 @@
 /** Scan templates. Name uniqueness per tenant is the unique index's job, not a read before a write. */
 import { type Kysely, sql } from 'kysely';
-import type { TemplateFields, TemplateRecord, TemplateStore } from '../../use-cases/ports.js';
+import type {
+  TemplateFields,
+  TemplateRecord,
+  TemplateStore,
+} from '../../use-cases/ports/templates.js';
 import type { Database, ScanTemplateRow } from './database.js';
 
 function toTemplate(row: ScanTemplateRow): TemplateRecord {

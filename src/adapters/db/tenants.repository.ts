@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Tenant, TenantStore } from '../../use-cases/ports.js';
+import type { Tenant, TenantStore } from '../../use-cases/ports/tenants.js';
 import type { Database, TenantRow } from './database.js';
 
 function toTenant(row: Pick<TenantRow, 'id' | 'status' | 'monthly_scan_quota'>): Tenant {

@@ -1,6 +1,6 @@
 /** The counts GET /api/v1/usage reports. */
 import { type Kysely, sql } from 'kysely';
-import type { UsageStore } from '../../use-cases/ports.js';
+import type { UsageStore } from '../../use-cases/ports/usage.js';
 import type { Database } from './database.js';
 
 export function createUsageStore(db: Kysely<Database>): UsageStore {

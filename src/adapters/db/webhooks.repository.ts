@@ -1,7 +1,11 @@
 /** Webhooks and their delivery log, as the API reads and writes them. */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { DeliveryAttemptRecord, WebhookRecord, WebhookStore } from '../../use-cases/ports.js';
+import type {
+  DeliveryAttemptRecord,
+  WebhookRecord,
+  WebhookStore,
+} from '../../use-cases/ports/webhooks.js';
 import type { Database, WebhookAttemptRow, WebhookRow } from './database.js';
 
 function toWebhook(row: WebhookRow): WebhookRecord {

@@ -4,7 +4,7 @@
  * a second late changes nothing a client can rely on (workers heartbeat every few seconds anyway).
  */
 import type { Kysely } from 'kysely';
-import type { WorkerDirectory } from '../../use-cases/ports.js';
+import type { WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { Database } from './database.js';
 import { runnableEngines } from './workers.repository.js';
 

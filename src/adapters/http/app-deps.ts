@@ -5,19 +5,18 @@ import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
-  Clock,
-  IdSource,
   LastUsedRecorder,
-  ScanStore,
-  TargetResolver,
-  TemplateStore,
-  TenantStore,
-  UsageStore,
+} from '../../use-cases/ports/api-keys.js';
+import type { Clock, IdSource } from '../../use-cases/ports/common.js';
+import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
+import type { TemplateStore } from '../../use-cases/ports/templates.js';
+import type { TenantStore } from '../../use-cases/ports/tenants.js';
+import type { UsageStore } from '../../use-cases/ports/usage.js';
+import type {
   WebhookSender,
   WebhookStore,
   WebhookUrlChecker,
-  WorkerDirectory,
-} from '../../use-cases/ports.js';
+} from '../../use-cases/ports/webhooks.js';
 import type { CancelFollowUp } from '../../use-cases/scans/cancel-scan.js';
 import type { ChildScanPlanner } from '../../use-cases/scans/create-scan.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';

@@ -14,7 +14,7 @@ import type {
   StreamingReportParser,
   ToolEngine,
 } from '../../engines/engine.js';
-import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports.js';
+import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports/engine-runs.js';
 import { runProcess } from './run-process.js';
 import { scannerEnvironment, withScanWorkspace } from './scan-workspace.js';
 

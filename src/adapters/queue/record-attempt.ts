@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { DISABLE_AFTER_FAILURES, retryDelayAfter } from '../../domain/webhooks/delivery-policy.js';
-import type { WebhookSendOutcome } from '../../use-cases/ports.js';
+import type { WebhookSendOutcome } from '../../use-cases/ports/webhooks.js';
 import type { Database } from '../db/database.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
 

@@ -7,7 +7,7 @@
  */
 import { describeRefusedRange, refusedRangeOf } from '../../domain/targets/refused-ranges.js';
 import { checkWebhookUrlSyntax } from '../../domain/webhooks/webhook-url.js';
-import type { WebhookUrlCheck } from '../../use-cases/ports.js';
+import type { WebhookUrlCheck } from '../../use-cases/ports/webhooks.js';
 import { type LookupAddresses, resolveTargetHost } from '../dns/resolve-target.js';
 
 export async function checkWebhookUrl(

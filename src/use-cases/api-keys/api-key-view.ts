@@ -1,5 +1,5 @@
 import { keyStatusAt } from '../../domain/api-keys/key-status.js';
-import type { ApiKeyRecord } from '../ports.js';
+import type { ApiKeyRecord } from '../ports/api-keys.js';
 
 /** The API key as clients see it: never the hash, never the raw key. */
 export interface ApiKeyView {

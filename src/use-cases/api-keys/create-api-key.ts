@@ -9,7 +9,8 @@ import { SCOPES } from '../../domain/api-keys/scopes.js';
 import { ApiError } from '../../domain/errors.js';
 import { allowlistEntryError } from '../../domain/network/ip-allowlist.js';
 import { ENGINE_NAMES } from '../../engines/engine.js';
-import type { ApiKeyStore, Clock, IdSource } from '../ports.js';
+import type { ApiKeyStore } from '../ports/api-keys.js';
+import type { Clock, IdSource } from '../ports/common.js';
 import { type ApiKeyView, toApiKeyView } from './api-key-view.js';
 
 /** Body of POST /api/v1/api-keys after schema validation (types, ranges and enums checked). */

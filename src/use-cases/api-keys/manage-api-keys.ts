@@ -6,7 +6,8 @@ import {
   type RandomBytes,
 } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
-import type { ApiKeyStore, IdSource } from '../ports.js';
+import type { ApiKeyStore } from '../ports/api-keys.js';
+import type { IdSource } from '../ports/common.js';
 import { type ApiKeyView, toApiKeyView } from './api-key-view.js';
 
 /** Lists a tenant's keys, newest first. */

@@ -1,6 +1,6 @@
 import { keyStatusAt, shouldRecordUse, statusErrorCode } from '../../domain/api-keys/key-status.js';
 import { hashRawKey, isWellFormedRawKey } from '../../domain/api-keys/raw-key.js';
-import type { ApiKeyRecord, ApiKeyStore, LastUsedRecorder } from '../ports.js';
+import type { ApiKeyRecord, ApiKeyStore, LastUsedRecorder } from '../ports/api-keys.js';
 
 export type KeyAuthentication =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly tenantSuspended: boolean }

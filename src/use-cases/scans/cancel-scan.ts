@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
-import type { ScanStore } from '../ports.js';
+import type { ScanStore } from '../ports/scans.js';
 import { type ScanDetailView, toScanDetailView } from './scan-view.js';
 
 /** What follows a cancel for a scan's parent or children (sentinel-lifecycle.ts). */

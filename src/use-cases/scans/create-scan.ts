@@ -7,18 +7,16 @@ import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
+import type { Clock, IdSource } from '../ports/common.js';
 import type {
-  Clock,
-  IdSource,
   NewScan,
   NewSentinelRun,
   ScanStore,
   TargetResolver,
-  TemplateRecord,
-  TemplateStore,
-  WebhookUrlChecker,
   WorkerDirectory,
-} from '../ports.js';
+} from '../ports/scans.js';
+import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
+import type { WebhookUrlChecker } from '../ports/webhooks.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
 import { type ValidScanRequest, validateScanRequest } from './validate-scan-request.js';
 

@@ -2,7 +2,8 @@
 import { ApiError } from '../../domain/errors.js';
 import type { ScanStatus } from '../../domain/scans/status-machine.js';
 import { runsAsChildScans } from '../../engines/registry.js';
-import type { Page, ScanStore } from '../ports.js';
+import type { Page } from '../ports/common.js';
+import type { ScanStore } from '../ports/scans.js';
 import { type Pagination, pagination, type ScanDetailView, toScanDetailView } from './scan-view.js';
 
 /** One scan of the tenant; a `scanType` other than the scan's engine is SCAN_NOT_FOUND. */

@@ -19,7 +19,8 @@ import { parseTarget } from '../../domain/targets/parse-target.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
-import type { EngineRunner, TargetResolver } from '../ports.js';
+import type { EngineRunner } from '../ports/engine-runs.js';
+import type { TargetResolver } from '../ports/scans.js';
 
 export interface RunScanDeps {
   readonly runners: ReadonlyMap<string, EngineRunner>;

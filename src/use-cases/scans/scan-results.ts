@@ -12,7 +12,8 @@ import { renderSarif } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
 import { runsAsChildScans } from '../../engines/registry.js';
-import type { Page, ScanStore } from '../ports.js';
+import type { Page } from '../ports/common.js';
+import type { ScanStore } from '../ports/scans.js';
 import {
   type FindingView,
   type Pagination,

@@ -5,7 +5,7 @@
  */
 import type { Finding } from '../../domain/findings/finding.js';
 import { durationMs, type ScanRecord } from '../../domain/scans/scan.js';
-import type { SentinelRunView } from '../ports.js';
+import type { SentinelRunView } from '../ports/scans.js';
 
 export interface ScanCreatedView {
   id: string;

@@ -33,7 +33,8 @@ import {
   sentinelOptionsWithDefaults,
 } from '../../engines/sentinel/plan.js';
 import type { PlannedChild, SourceFinding } from '../../engines/sentinel/types.js';
-import type { IdSource, NewScan } from '../ports.js';
+import type { IdSource } from '../ports/common.js';
+import type { NewScan } from '../ports/scans.js';
 import type { ChildScanPlanner } from './create-scan.js';
 
 /** A child as its parent's collection reads it. */

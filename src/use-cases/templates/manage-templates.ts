@@ -1,6 +1,7 @@
 /** Scan templates: create, list, get, patch, delete (each behind its scope, by the route). */
 import { ApiError } from '../../domain/errors.js';
-import type { IdSource, Page, TemplateRecord, TemplateStore } from '../ports.js';
+import type { IdSource, Page } from '../ports/common.js';
+import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
 import { pagination } from '../scans/scan-view.js';
 import { templateFieldsFrom } from './validate-template.js';
 

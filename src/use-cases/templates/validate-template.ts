@@ -10,7 +10,7 @@ import { isPriority } from '../../domain/scans/priority.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
-import type { TemplateFields, TemplateRecord } from '../ports.js';
+import type { TemplateFields, TemplateRecord } from '../ports/templates.js';
 import { type FieldType, hasType, MAX_TIMEOUT_SECONDS } from '../scans/validate-scan-request.js';
 
 const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [

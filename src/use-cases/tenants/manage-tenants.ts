@@ -1,5 +1,5 @@
 import { ApiError } from '../../domain/errors.js';
-import type { Tenant, TenantStore } from '../ports.js';
+import type { Tenant, TenantStore } from '../ports/tenants.js';
 
 /** Suspends or reinstates a tenant (admin); repeating either is harmless. */
 export async function setTenantStatus(

@@ -6,7 +6,10 @@
 import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
 import { SCAN_STATUSES } from '../../domain/scans/status-machine.js';
 import { quotaPeriod, quotaRemaining } from '../../domain/tenants/quota-period.js';
-import type { ApiKeyRecord, Clock, TenantStore, UsageStore } from '../ports.js';
+import type { ApiKeyRecord } from '../ports/api-keys.js';
+import type { Clock } from '../ports/common.js';
+import type { TenantStore } from '../ports/tenants.js';
+import type { UsageStore } from '../ports/usage.js';
 
 export async function getUsage(
   deps: { readonly usage: UsageStore; readonly tenants: TenantStore; readonly clock: Clock },

@@ -7,7 +7,8 @@ import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
 import { DEFAULT_WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
-import type { IdSource, Page, WebhookStore, WebhookUrlChecker } from '../ports.js';
+import type { IdSource, Page } from '../ports/common.js';
+import type { WebhookStore, WebhookUrlChecker } from '../ports/webhooks.js';
 import { pagination } from '../scans/scan-view.js';
 import { toDeliveryView, toWebhookView } from './webhook-view.js';
 

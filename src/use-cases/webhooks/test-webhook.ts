@@ -7,7 +7,8 @@ import { ApiError } from '../../domain/errors.js';
 import { deliveryHeaders } from '../../domain/webhooks/delivery-headers.js';
 import { toWebhookId } from '../../domain/webhooks/prefixed-ids.js';
 import { TEST_EVENT } from '../../domain/webhooks/webhook-events.js';
-import type { Clock, IdSource, WebhookSender, WebhookStore } from '../ports.js';
+import type { Clock, IdSource } from '../ports/common.js';
+import type { WebhookSender, WebhookStore } from '../ports/webhooks.js';
 
 export async function testWebhook(
   deps: {

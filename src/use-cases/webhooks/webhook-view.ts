@@ -1,7 +1,7 @@
 /** Webhooks and delivery attempts as the API shows them; the secret only when asked (creation). */
 import { isHealthy } from '../../domain/webhooks/delivery-policy.js';
 import { toDeliveryId, toWebhookId } from '../../domain/webhooks/prefixed-ids.js';
-import type { DeliveryAttemptRecord, WebhookRecord } from '../ports.js';
+import type { DeliveryAttemptRecord, WebhookRecord } from '../ports/webhooks.js';
 
 export function toWebhookView(webhook: WebhookRecord, withSecret = false) {
   return {

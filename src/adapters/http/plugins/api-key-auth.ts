@@ -11,7 +11,7 @@ import { isAddressAllowed } from '../../../domain/network/ip-allowlist.js';
 import { rateLimitExceeded, rateLimitHeaders } from '../../../domain/rate-limits/headers.js';
 import { perKeyWindows, type RateLimitDecision } from '../../../domain/rate-limits/windows.js';
 import { authenticateApiKey } from '../../../use-cases/auth/authenticate-api-key.js';
-import type { ApiKeyRecord } from '../../../use-cases/ports.js';
+import type { ApiKeyRecord } from '../../../use-cases/ports/api-keys.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import { authenticateBearer, bearerToken } from './jwt-auth.js';

@@ -1,0 +1,30 @@
+/**
+ * Running one engine on one target: what a worker hands the runner and what it gets back.
+ */
+import type { DraftFinding } from '../../domain/findings/finding.js';
+import type { ScanRecord } from '../../domain/scans/scan.js';
+import type { ScanTarget } from '../../domain/targets/target.js';
+
+export interface EngineRunRequest {
+  readonly scan: ScanRecord;
+  readonly target: ScanTarget;
+  /** The effective options, validated again against the engine's schema at claim time. */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  onProgress(percent: number): void;
+}
+
+export interface EngineRunOutput {
+  /** Findings read from the tool's output, also after a timeout or a cancel (partial output). */
+  readonly findings: readonly DraftFinding[];
+  readonly warnings: readonly string[];
+  readonly ending: 'completed' | 'timed-out' | 'cancelled' | 'engine-error';
+  /** For `engine-error`: what went wrong, for the scan's `error.message`. */
+  readonly message: string | null;
+}
+
+/** Runs one engine on one target: the process runner for real tools, an instant double in tests. */
+export interface EngineRunner {
+  run(request: EngineRunRequest): Promise<EngineRunOutput>;
+}

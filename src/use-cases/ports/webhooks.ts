@@ -1,0 +1,97 @@
+/**
+ * Webhooks: their records, the store, the URL check made when one is given and the sender of a
+ * signed delivery.
+ */
+import type { Page } from './common.js';
+
+export type WebhookUrlCheck =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      readonly code: 'INVALID_WEBHOOK_URL' | 'WEBHOOK_URL_UNREACHABLE';
+      readonly reason: string;
+    };
+
+/** Checks a webhook or callback URL when it is given (creation, PATCH, a scan's callbackUrl). */
+export interface WebhookUrlChecker {
+  check(url: string): Promise<WebhookUrlCheck>;
+}
+
+export interface WebhookRecord {
+  /** The stored UUID; the API shows `wh-<uuid>`. */
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly secret: string;
+  readonly events: readonly string[];
+  readonly isActive: boolean;
+  readonly consecutiveFailures: number;
+  readonly lastTriggeredAt: Date | null;
+  readonly lastStatusCode: number | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface WebhookPatch {
+  readonly name?: string;
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly isActive?: boolean;
+}
+
+export interface DeliveryAttemptRecord {
+  readonly deliveryId: string;
+  readonly event: string;
+  readonly attempt: number;
+  readonly statusCode: number;
+  readonly success: boolean;
+  readonly responseTimeMs: number;
+  readonly error: string | null;
+  readonly nextAttemptAt: Date | null;
+  readonly attemptedAt: Date;
+}
+
+export interface WebhookStore {
+  insert(webhook: {
+    id: string;
+    tenantId: string;
+    name: string;
+    url: string;
+    secret: string;
+    events: readonly string[];
+  }): Promise<WebhookRecord>;
+  list(tenantId: string, page: Page): Promise<{ webhooks: WebhookRecord[]; total: number }>;
+  get(tenantId: string, id: string): Promise<WebhookRecord | null>;
+  /** `isActive: true` also resets consecutiveFailures (decisions.md). */
+  update(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null>;
+  /** Deletes the webhook with its pending deliveries and their log. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+  listAttempts(
+    tenantId: string,
+    webhookId: string,
+    page: Page,
+  ): Promise<{ attempts: DeliveryAttemptRecord[]; total: number }>;
+  /** Logs a test delivery (one attempt); touches only lastTriggeredAt and lastStatusCode. */
+  recordTest(
+    webhook: WebhookRecord,
+    delivery: { id: string; body: string; eventTimestamp: string },
+    outcome: WebhookSendOutcome,
+  ): Promise<void>;
+}
+
+export interface WebhookSendOutcome {
+  readonly statusCode: number;
+  readonly success: boolean;
+  readonly responseTimeMs: number;
+  readonly error: string | null;
+}
+
+/** Sends one signed delivery (the undici client in production). */
+export interface WebhookSender {
+  send(request: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+  }): Promise<WebhookSendOutcome>;
+}
