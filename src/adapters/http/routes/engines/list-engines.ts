@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { runsAsChildScans } from '../../../../engines/registry.js';
 import type { AppDeps } from '../../app-deps.js';
 import {
   API_KEY_AUTH_CODES,
@@ -34,14 +35,13 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
   let cached: { runnable: ReadonlySet<string>; body: Buffer } | null = null;
   const bodyFor = (runnable: ReadonlySet<string>): Buffer => {
     if (cached?.runnable !== runnable) {
-      // The same test as the 503 check of POST /api/v1/scans: a live worker registered it
-      // (sentinel, which runs the others: a live worker registered one of them).
+      // The same test as the 503 check of POST /api/v1/scans: a live worker registered it (an
+      // engine that runs others as child scans: a live worker registered one of those).
       const engines = deps.engines.map((engine) => ({
         ...engine,
-        available:
-          engine.name === 'sentinel'
-            ? [...runnable].some((name) => name !== 'sentinel')
-            : runnable.has(engine.name),
+        available: runsAsChildScans(engine.name)
+          ? [...runnable].some((name) => !runsAsChildScans(name))
+          : runnable.has(engine.name),
       }));
       cached = {
         runnable,
