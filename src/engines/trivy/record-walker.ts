@@ -13,15 +13,17 @@
 
 import type { ParsedElementInfo } from '@streamparser/json';
 import { JSONParser, TokenType } from '@streamparser/json';
-import { isNode, type JsonNode, RECORD_KINDS, type RecordKind, text } from './records.js';
+import {
+  isNode,
+  type JsonNode,
+  RECORD_KINDS,
+  type RecordKind,
+  type RecordPlace,
+  text,
+} from './records.js';
 
 /** Where a walked record sits: a `RecordPlace` without the scan's location. */
-export interface RecordPosition {
-  readonly target: string | null;
-  readonly resultClass: string | null;
-  readonly resultType: string | null;
-  readonly resource: string | null;
-}
+export type RecordPosition = Omit<RecordPlace, 'location'>;
 
 /** A streaming walker: `write` chunks of the report in order, then `end` once. */
 export interface RecordWalker {
@@ -160,6 +162,32 @@ interface ResourceInfo {
   error: string | null;
 }
 
+const newResult = (): ResultInfo => ({
+  targetSeen: false,
+  target: null,
+  resultClass: null,
+  resultType: null,
+});
+
+const newResource = (): ResourceInfo => ({
+  nameSeen: false,
+  namespace: null,
+  kind: null,
+  name: null,
+  error: null,
+});
+
+/** The entry of `key` in `map`, made by `fresh` the first time it is asked for. */
+function entryFor<T>(map: Map<string, T>, key: string, fresh: () => T): T {
+  const known = map.get(key);
+  if (known !== undefined) {
+    return known;
+  }
+  const created = fresh();
+  map.set(key, created);
+  return created;
+}
+
 interface PendingRecord {
   readonly kind: RecordKind;
   readonly record: JsonNode;
@@ -182,8 +210,9 @@ function resourceName(resource: ResourceInfo | undefined): string | null {
 
 /**
  * A streaming walker over trivy JSON (any of the four shapes) that calls `onRecord` for every
- * record object, in document order, once what locates it has been read. Never throws: empty,
- * non-JSON, cut-off or foreign input gives what could be read, and the summary says what was wrong.
+ * record object, in document order, once what locates it has been read (or, failing that, when
+ * the report moves on to another result). Never throws: empty, non-JSON, cut-off or foreign input
+ * gives what could be read, and the summary says what was wrong.
  */
 export function createRecordWalker(
   onRecord: (kind: RecordKind, record: JsonNode, position: RecordPosition) => void,
@@ -257,36 +286,6 @@ export function createRecordWalker(
       pending.push(item);
     }
   }
-  function resultInfo(key: string): ResultInfo {
-    const known = results.get(key);
-    if (known !== undefined) {
-      return known;
-    }
-    const fresh: ResultInfo = {
-      targetSeen: false,
-      target: null,
-      resultClass: null,
-      resultType: null,
-    };
-    results.set(key, fresh);
-    return fresh;
-  }
-
-  function resourceInfo(key: string): ResourceInfo {
-    const known = resources.get(key);
-    if (known !== undefined) {
-      return known;
-    }
-    const fresh: ResourceInfo = {
-      nameSeen: false,
-      namespace: null,
-      kind: null,
-      name: null,
-      error: null,
-    };
-    resources.set(key, fresh);
-    return fresh;
-  }
 
   function onValue({ value, key, stack }: ParsedElementInfo): void {
     const keys = [...stack.slice(1).map((element) => element.key), key];
@@ -304,7 +303,7 @@ export function createRecordWalker(
       return;
     }
     if (event.type === 'result-field') {
-      const info = resultInfo(event.result);
+      const info = entryFor(results, event.result, newResult);
       if (event.field === 'Target') {
         info.targetSeen = true;
         info.target = text(value);
@@ -314,7 +313,7 @@ export function createRecordWalker(
         info.resultType = text(value);
       }
     } else {
-      const resource = resourceInfo(event.unit);
+      const resource = entryFor(resources, event.unit, newResource);
       const field = text(value, 2000);
       if (event.field === 'Namespace') {
         resource.namespace = field;
