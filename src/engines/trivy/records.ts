@@ -1,6 +1,6 @@
 /**
  * One trivy record (a vulnerability, a misconfiguration, a secret, a license) to a draft finding.
- * Pure; `parse.ts` finds the records in the report and says where each one sits.
+ * Pure; `record-walker.ts` finds the records in the report and says where each one sits.
  *
  * Identity (`ruleId`; the location is the same for every finding of one scan): trivy's own id
  * first, then what tells two occurrences of it apart on a rescan, never line numbers, scores,
