@@ -16,6 +16,7 @@ import { buildNmapArgv, NMAP_STATS_INTERVAL } from '../../src/engines/nmap/argv.
 import { nmapOptionsWithDefaults } from '../../src/engines/nmap/options.js';
 import { parseNmapXml } from '../../src/engines/nmap/parse.js';
 import { parseNmapProgress } from '../../src/engines/nmap/progress.js';
+import { expectValidDraftFinding } from '../support/finding-schema.js';
 
 const run = promisify(execFile);
 const NMAP_TIMEOUT_MS = 60_000;
@@ -110,6 +111,7 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       category: 'open-port',
       location: { host: '127.0.0.1', port: open.port, protocol: 'tcp', url: null },
     });
+    expectValidDraftFinding(result.findings[0]);
   });
 
   it.skipIf(!ipv6)('scans an IPv6 literal with -6', async () => {

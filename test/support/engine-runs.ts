@@ -6,6 +6,7 @@
  * own. The run gets a fake scan record, a real AbortController (aborted at a progress value, once
  * a condition holds, and/or after a delay), a timeout; the result holds what the runner answered,
  * the progress values it reported, the time taken and, with a double, each argv the double got.
+ * Every finding the runner answers, partial output included, must be a valid draft.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import {
   installScannerDouble,
   pathWith,
 } from '../doubles/scanners/install-double.js';
+import { expectValidDraftFinding } from './finding-schema.js';
 
 /** The engine as a tool; a test of an engine that runs no tool of its own fails at once. */
 export function toolEngine(engine: EngineDefinition): ToolEngine {
@@ -253,6 +255,9 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
     callAbort();
   }
   const output = await running;
+  for (const finding of output.findings) {
+    expectValidDraftFinding(finding);
+  }
   const ended = performance.now();
   clearTimeout(abortTimer);
   return {

@@ -1,7 +1,15 @@
 /**
  * The normalized finding every engine produces. Parsers return drafts (no ids, no clock); the
  * worker adds the scan id, finding ids and timestamps, and `finalizeFindings` adds fingerprints.
+ * The draft and fingerprinted shapes are derived from their runtime schemas in finding-schema.ts.
  */
+import type { Static } from '@sinclair/typebox';
+import type {
+  DraftFindingSchema,
+  FindingIdentifiersSchema,
+  FindingLocationSchema,
+  FingerprintedFindingSchema,
+} from './finding-schema.js';
 
 /** The common five-level scale, most severe first. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -11,49 +19,26 @@ export function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
 }
 
+/**
+ * A schema's static type made read-only all the way down: findings are values nobody edits in place,
+ * and a parser may hand over read-only arrays.
+ */
+type Immutable<T> = T extends readonly (infer Item)[]
+  ? readonly Immutable<Item>[]
+  : T extends object
+    ? { readonly [Key in keyof T]: Immutable<T[Key]> }
+    : T;
+
 /** Where a finding sits; every part that does not apply is null. */
-export interface FindingLocation {
-  readonly host: string | null;
-  readonly port: number | null;
-  /** Transport (`tcp`, `udp`) for network findings, null otherwise. */
-  readonly protocol: string | null;
-  readonly url: string | null;
-}
+export type FindingLocation = Immutable<Static<typeof FindingLocationSchema>>;
 
-export interface FindingIdentifiers {
-  /** `CVE-YYYY-NNNN…`, upper case, de-duplicated. */
-  readonly cve: readonly string[];
-  /** `CWE-NNN`, upper case, de-duplicated. */
-  readonly cwe: readonly string[];
-}
+export type FindingIdentifiers = Immutable<Static<typeof FindingIdentifiersSchema>>;
 
-/** What a parser returns for one finding. */
-export interface DraftFinding {
-  /**
-   * The tool's own stable name for what was found (`open-port`, a CVE id, a ZAP plugin id …).
-   * Together with the engine and the location it makes the fingerprint.
-   */
-  readonly ruleId: string;
-  readonly title: string;
-  readonly severity: Severity;
-  /** The severity as the tool wrote it (`7.5`, `HIGH`, `3`), null when the tool has none. */
-  readonly toolSeverity: string | null;
-  /** A short category such as `open-port`, `vulnerability`, `misconfiguration`, `subdomain`. */
-  readonly category: string;
-  readonly location: FindingLocation;
-  readonly identifiers: FindingIdentifiers;
-  readonly description: string | null;
-  readonly evidence: string | null;
-  readonly remediation: string | null;
-  readonly references: readonly string[];
-  /** The tool's record this finding came from, as plain JSON data. */
-  readonly raw: unknown;
-}
+/** What a parser returns for one finding (its fields are documented in finding-schema.ts). */
+export type DraftFinding = Immutable<Static<typeof DraftFindingSchema>>;
 
 /** A draft with its fingerprint: the same issue on a rescan has the same fingerprint. */
-export interface FingerprintedFinding extends DraftFinding {
-  readonly fingerprint: string;
-}
+export type FingerprintedFinding = Immutable<Static<typeof FingerprintedFindingSchema>>;
 
 /** What a finding of a sentinel scan adds: where it came from and, when scored, its risk. */
 export interface CorrelationDetail {

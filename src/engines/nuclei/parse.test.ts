@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { expectValidDraftFinding } from '../../../test/support/finding-schema.js';
 import { sharedPath } from '../../../test/support/shared-dir.js';
 import type { DraftFinding, ParseResult } from '../../domain/findings/finding.js';
 import { finalizeFindings } from '../../domain/findings/fingerprint.js';
@@ -71,6 +72,12 @@ describe('parseNucleiOutput on the shared fixtures', () => {
       'legacy-v2-templateID-matched.jsonl',
       'log4shell-critical-oast.jsonl',
     ]);
+  });
+
+  it.each(readdirSync(FIXTURES).sort())('%s: every finding is a valid draft', (name) => {
+    for (const finding of parse(fixture(name)).findings) {
+      expectValidDraftFinding(finding);
+    }
   });
 
   it('dvwa-mixed-severities-with-req-resp.jsonl: 27 v3 lines, 27 findings', () => {

@@ -1,6 +1,10 @@
 /** Schemas of the scan routes: request documentation and exact response shapes. */
 import { Type } from '@sinclair/typebox';
 import { SEVERITIES } from '../../../domain/findings/finding.js';
+import {
+  FingerprintedFindingSchema,
+  SeveritySchema,
+} from '../../../domain/findings/finding-schema.js';
 import { PRIORITIES } from '../../../domain/scans/priority.js';
 import { SCAN_STATUSES } from '../../../domain/scans/status-machine.js';
 import { ENGINE_NAMES } from '../../../engines/engine.js';
@@ -170,35 +174,16 @@ export const ScanDetail = Type.Object(
 
 export const ScanRef = Type.Ref('Scan');
 
+/**
+ * A stored finding: the domain's fingerprinted finding with its ids, engine and creation time, and
+ * on sentinel scans where it came from.
+ */
 export const FindingSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     scanId: Type.String({ format: 'uuid' }),
     engine: Type.String(),
-    ruleId: Type.String(),
-    title: Type.String(),
-    severity: Type.String({ enum: [...SEVERITIES] }),
-    toolSeverity: NullableString,
-    category: Type.String(),
-    location: Type.Object(
-      {
-        host: NullableString,
-        port: Type.Union([Type.Integer(), Type.Null()]),
-        protocol: NullableString,
-        url: NullableString,
-      },
-      { additionalProperties: false },
-    ),
-    identifiers: Type.Object(
-      { cve: Type.Array(Type.String()), cwe: Type.Array(Type.String()) },
-      { additionalProperties: false },
-    ),
-    description: NullableString,
-    evidence: NullableString,
-    remediation: NullableString,
-    references: Type.Array(Type.String()),
-    fingerprint: Type.String({ description: 'Stable across rescans of the same issue' }),
-    raw: Type.Unknown({ description: "The tool's own record" }),
+    ...FingerprintedFindingSchema.properties,
     createdAt: DateTime,
     sources: Type.Optional(
       Type.Array(
@@ -275,4 +260,4 @@ export const ScanIdParams = Type.Object({
   }),
 });
 
-export const SeverityFilter = Type.String({ enum: [...SEVERITIES] });
+export const SeverityFilter = SeveritySchema;
