@@ -50,7 +50,10 @@ export interface CorrelationDetail {
   readonly risk: unknown;
 }
 
-/** A stored finding as the API shows it. */
+/**
+ * A stored finding as the store reads it; the API's view (scan-view.ts) writes `createdAt` as text
+ * and lifts the correlation's sources and risk to the top level.
+ */
 export interface Finding extends FingerprintedFinding {
   readonly id: string;
   readonly scanId: string;
