@@ -25,7 +25,7 @@ import { createWebhookStore } from '../adapters/db/webhooks.repository.js';
 import { createWorkerDirectory } from '../adapters/db/worker-directory.js';
 import { checkResolvedTarget, type LookupAddresses } from '../adapters/dns/resolve-target.js';
 import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
-import { type BuildAppOptions, buildApp } from '../adapters/http/build-app.js';
+import { buildApp } from '../adapters/http/build-app.js';
 import { createLogger } from '../adapters/http/logger.js';
 import { probeEngineBinaries } from '../adapters/process/probe-binaries.js';
 import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
@@ -50,7 +50,6 @@ export interface ComposeOptions {
   engines?: readonly EngineAvailability[];
   rateLimits?: RateLimitStore;
   logDestination?: DestinationStream;
-  apiKeyRoutes?: BuildAppOptions['apiKeyRoutes'];
   /**
    * The engines this process's workers run, by engine name; otherwise the real scanners whose
    * binaries were found. Tests and benchmarks register an instant test engine here.
@@ -176,11 +175,7 @@ export async function composeApp(
     randomBytes,
     ping: () => database.ping(),
   };
-  const app = await buildApp(
-    deps,
-    logger,
-    options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {},
-  );
+  const app = await buildApp(deps, logger);
   const workers = await startWorkers({
     config,
     database,

@@ -1,11 +1,10 @@
 /**
- * The key pipeline as later routes will use it: a route in the API-key context that only declares
- * its scope. No scoped tenant route exists yet in this issue, so the test app adds two probes
- * (GET and POST /api/v1/test/scoped, scope scans:read) through buildApp's apiKeyRoutes option.
+ * The scope step of the key pipeline and the order of checks around it, on real routes:
+ * GET /api/v1/scans (scope scans:list) and POST /api/v1/webhooks (scope webhooks:create, a body
+ * schema that Fastify validates). test/e2e/route-security.test.ts checks every route's scope;
+ * this file checks what the scope check counts and what it comes before and after.
  */
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -17,26 +16,18 @@ import {
 
 let token: string;
 
-function scopedRoutes(context: FastifyInstance) {
-  context.get('/api/v1/test/scoped', { config: { scope: 'scans:read' } }, async () => ({
-    success: true,
-    data: {},
-  }));
-  context.post(
-    '/api/v1/test/scoped',
-    { config: { scope: 'scans:read' }, schema: { body: Type.Object({ target: Type.String() }) } },
-    async () => ({ success: true, data: {} }),
-  );
-}
-
-const ctx = useTestApp({}, { apiKeyRoutes: scopedRoutes });
+const ctx = useTestApp();
 
 beforeAll(async () => {
   token = await tokenFor(randomUUID());
 });
 
-const get = (key: string) =>
-  ctx.app.request('/api/v1/test/scoped', { headers: { 'x-api-key': key } });
+/** A route with a scope and no body (scans:list). */
+const LIST_SCANS = '/api/v1/scans';
+/** A route with a scope and a body schema that names required fields (webhooks:create). */
+const CREATE_WEBHOOK = '/api/v1/webhooks';
+
+const get = (key: string) => ctx.app.request(LIST_SCANS, { headers: { 'x-api-key': key } });
 
 describe('scope checks in the key pipeline', () => {
   it('answers 403 INSUFFICIENT_SCOPE with the exact message, and counts the request', async () => {
@@ -45,19 +36,19 @@ describe('scope checks in the key pipeline', () => {
     expect(response.status).toBe(403);
     expect(response.body).toEqual({
       success: false,
-      error: 'Insufficient scope: requires scans:read',
+      error: 'Insufficient scope: requires scans:list',
       code: 'INSUFFICIENT_SCOPE',
     });
     expect(response.headers.get('x-ratelimit-remaining')).toBe('4');
   });
 
   it('lets a key with the scope through', async () => {
-    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
+    const key = await createKey(ctx.app, token, { scopes: ['scans:list'] });
     expect((await get(key.rawKey)).status).toBe(200);
   });
 
   it('lets a dashboard JWT through with every scope', async () => {
-    const response = await ctx.app.request('/api/v1/test/scoped', { headers: bearer(token) });
+    const response = await ctx.app.request(LIST_SCANS, { headers: bearer(token) });
     expect(response.status).toBe(200);
   });
 });
@@ -83,7 +74,7 @@ describe('order of checks around the scope', () => {
 
   it('an address outside the allowlist gets 403 IP_NOT_ALLOWED even when the limit is used up', async () => {
     await withinOneMinuteWindow();
-    const key = await createKey(ctx.app, token, { scopes: ['scans:read'], rateLimitPerMinute: 1 });
+    const key = await createKey(ctx.app, token, { scopes: ['scans:list'], rateLimitPerMinute: 1 });
     expect((await get(key.rawKey)).status).toBe(200);
     await ctx.database.handle.db
       .updateTable('api_keys')
@@ -97,20 +88,20 @@ describe('order of checks around the scope', () => {
 
   it('a key without the scope sending malformed JSON gets 403, not 400', async () => {
     const key = await createKey(ctx.app, token, { scopes: ['usage:read'] });
-    const response = await ctx.app.request('/api/v1/test/scoped', {
+    const response = await ctx.app.request(CREATE_WEBHOOK, {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey, 'content-type': 'application/json' },
-      body: '{"target":',
+      body: '{"name":',
     });
     expect(response.body.code).toBe('INSUFFICIENT_SCOPE');
   });
 
   it('a key with the scope sending malformed JSON gets 400 INVALID_JSON with rate-limit headers', async () => {
-    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
-    const response = await ctx.app.request('/api/v1/test/scoped', {
+    const key = await createKey(ctx.app, token, { scopes: ['webhooks:create'] });
+    const response = await ctx.app.request(CREATE_WEBHOOK, {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey, 'content-type': 'application/json' },
-      body: '{"target":',
+      body: '{"name":',
     });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
@@ -122,15 +113,15 @@ describe('order of checks around the scope', () => {
   });
 
   it('a missing field after a passed pipeline is 400 MISSING_REQUIRED_FIELD', async () => {
-    const key = await createKey(ctx.app, token, { scopes: ['scans:read'] });
-    const response = await ctx.app.request('/api/v1/test/scoped', {
+    const key = await createKey(ctx.app, token, { scopes: ['webhooks:create'] });
+    const response = await ctx.app.request(CREATE_WEBHOOK, {
       method: 'POST',
       headers: { 'x-api-key': key.rawKey },
       json: {},
     });
     expect(response.body).toEqual({
       success: false,
-      error: 'Missing required field: target',
+      error: 'Missing required field: name',
       code: 'MISSING_REQUIRED_FIELD',
     });
     expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);

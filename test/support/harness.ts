@@ -4,7 +4,6 @@
 
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
@@ -61,7 +60,6 @@ export async function startApp(
   env: Record<string, string> = {},
   options: {
     rateLimits?: RateLimitStore;
-    apiKeyRoutes?: (context: FastifyInstance) => void;
     /** The engines this app's workers run (set WORKERS in env to start some). */
     engineRunners?: ReadonlyMap<string, EngineRunner>;
     resolver?: TargetResolver;
@@ -93,7 +91,6 @@ export async function startApp(
     ...(options.probeEngines ? {} : { engines: TEST_ENGINES }),
     logDestination: destination,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
-    ...(options.apiKeyRoutes ? { apiKeyRoutes: options.apiKeyRoutes } : {}),
     ...(options.engineRunners ? { engineRunners: options.engineRunners } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),

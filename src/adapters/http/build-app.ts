@@ -36,16 +36,7 @@ import { validatorCompiler } from './validation.js';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export interface BuildAppOptions {
-  /** More routes for the API-key context (each declares `config.scope`); used by pipeline tests. */
-  readonly apiKeyRoutes?: (context: FastifyInstance) => void;
-}
-
-export async function buildApp(
-  deps: AppDeps,
-  logger: Logger,
-  options: BuildAppOptions = {},
-): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     // Typed as Fastify's base logger so route modules can take a plain FastifyInstance.
     loggerInstance: logger as FastifyBaseLogger,
@@ -103,7 +94,6 @@ export async function buildApp(
     registerWebhookRoutes(apiKeyContext, deps);
     registerTemplateRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
-    options.apiKeyRoutes?.(apiKeyContext);
     done();
   });
   await app.register((jwtContext, _opts, done) => {
