@@ -25,11 +25,11 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
 };
 
 /**
- * For routes whose use case checks the body with the same schema (use-cases/*\/…-schema.ts),
- * because the contract's order of checks interleaves the body with context: the caller's key
- * (SCAN_TYPE_NOT_ALLOWED comes between INVALID_SCAN_TYPE and INVALID_PRIORITY), or a template's
- * name before any other field. Fastify then only documents the body; params and query strings
- * are validated as usual.
+ * For routes whose use case checks the body with the schema the route documents
+ * (scan-request-schema.ts, template-schema.ts), because the contract's order of checks
+ * interleaves the body with context: the caller's key (SCAN_TYPE_NOT_ALLOWED comes between
+ * INVALID_SCAN_TYPE and INVALID_PRIORITY), or a template's name before any other field. Fastify
+ * then only documents the body; params and query strings are validated as usual.
  */
 export const useCaseChecksBody: FastifySchemaCompiler<FastifySchema> = (route) =>
   route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
