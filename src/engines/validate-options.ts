@@ -2,22 +2,13 @@
  * Validates a scan's (or template's) `options` against its engine's schema and fills in the
  * defaults of the specification. Pure: Ajv compiles each schema once, on first use.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { ApiError } from '../domain/errors.js';
+import { createAjv } from '../domain/validation/ajv.js';
 import { errorRank, toApiError } from '../domain/validation/schema-errors.js';
 import type { EngineDefinition } from './engine.js';
 
-const ajv = new Ajv({
-  allErrors: true,
-  verbose: true,
-  coerceTypes: false,
-  useDefaults: true,
-  removeAdditional: false,
-  strict: false,
-});
-// ajv-formats is CommonJS with `export default`; under NodeNext the callable is on `.default`.
-(addFormatsImport as unknown as typeof addFormatsImport.default)(ajv);
+const ajv = createAjv({ coerceTypes: false, useDefaults: true });
 const compiled = new Map<string, ValidateFunction>();
 
 function validatorOf(engine: EngineDefinition): ValidateFunction {

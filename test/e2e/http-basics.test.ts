@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CreateScanBody } from '../../src/use-cases/scans/scan-request-schema.js';
+import {
+  CreateTemplateBody,
+  PatchTemplateBody,
+} from '../../src/use-cases/templates/template-schema.js';
 import {
   bearer,
   createKey,
@@ -188,6 +193,23 @@ describe('routes, health and documents', () => {
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
     expect(docs.text).toContain('/api/v1/openapi.json');
+  });
+
+  it('documents exactly the body schemas the use cases enforce', async () => {
+    const { paths } = (await ctx.app.request('/api/v1/openapi.json')).body;
+    const documented = (path: string, method: string) =>
+      paths[path][method].requestBody.content['application/json'].schema;
+    const asJson = (schema: unknown) => JSON.parse(JSON.stringify(schema));
+    expect(documented('/api/v1/scans', 'post')).toEqual(asJson(CreateScanBody));
+    expect(documented('/api/v1/templates', 'post')).toEqual(asJson(CreateTemplateBody));
+    expect(documented('/api/v1/templates/{templateId}', 'patch')).toEqual(
+      asJson(PatchTemplateBody),
+    );
+    expect(documented('/api/v1/scans', 'post').properties.timeout).toMatchObject({
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 86_400,
+    });
   });
 
   it('returns a request id, keeping a safe incoming one', async () => {

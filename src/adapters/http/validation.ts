@@ -1,35 +1,17 @@
 /**
- * Schema validation for Fastify with two Ajv instances: bodies are never coerced (a string "60"
- * is not an integer: INVALID_FIELD_TYPE), query strings and path params are (they are text).
- * Unknown keys are never removed silently: closed objects (`additionalProperties: false`) fail.
- * `x-error-code` on a schema names the catalog code its value errors answer with, so field
- * specific codes (INVALID_SCAN_TYPE, API_KEY_NOT_FOUND for a malformed id …) live in the schema.
+ * Schema validation for Fastify, with the service's one Ajv configuration (domain/validation/ajv.ts):
+ * bodies are never coerced (a string "60" is not an integer: INVALID_FIELD_TYPE), query strings
+ * and path params are (they are text). Unknown keys are never removed silently: closed objects
+ * (`additionalProperties: false`) fail. `x-error-code` on a schema names the catalog code its
+ * value errors answer with, so field specific codes (INVALID_SCAN_TYPE, API_KEY_NOT_FOUND for a
+ * malformed id …) live in the schema.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { bodyAjv, createAjv } from '../../domain/validation/ajv.js';
 import { toApiError } from '../../domain/validation/schema-errors.js';
 
-// ajv-formats is CommonJS with `export default`; under NodeNext the callable is on `.default`.
-const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
-
-function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    verbose: true,
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: false,
-    removeAdditional: false,
-    strict: false,
-  });
-  addFormats(ajv);
-  ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
-  ajv.addKeyword({ keyword: 'x-invalid-code', schemaType: 'string' });
-  return ajv;
-}
-
-const bodyAjv = makeAjv(false);
-const textAjv = makeAjv(true);
+const textAjv = createAjv({ coerceTypes: true, useDefaults: false });
 
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
@@ -41,3 +23,13 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
     return { error: toApiError(validate.errors ?? [], httpPart ?? 'body') };
   };
 };
+
+/**
+ * For routes whose use case checks the body with the schema the route documents
+ * (scan-request-schema.ts, template-schema.ts), because the contract's order of checks
+ * interleaves the body with context: the caller's key (SCAN_TYPE_NOT_ALLOWED comes between
+ * INVALID_SCAN_TYPE and INVALID_PRIORITY), or a template's name before any other field. Fastify
+ * then only documents the body; params and query strings are validated as usual.
+ */
+export const useCaseChecksBody: FastifySchemaCompiler<FastifySchema> = (route) =>
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);

@@ -100,10 +100,8 @@ export async function createScan(
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : null;
+  // A templateId of another type is the schema's INVALID_FIELD_TYPE; a malformed one finds nothing.
   const templateId = input?.templateId;
-  if (templateId !== undefined && templateId !== null && typeof templateId !== 'string') {
-    throw new ApiError('INVALID_FIELD_TYPE', { field: 'templateId', type: 'string' });
-  }
   const template =
     typeof templateId === 'string' && UUID.test(templateId)
       ? await deps.templates.get(caller.tenantId, templateId.toLowerCase())

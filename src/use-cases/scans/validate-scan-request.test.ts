@@ -130,6 +130,35 @@ describe('validateScanRequest', () => {
     expect(codeOf(body)).toBe(code);
   });
 
+  it.each([
+    [{ name: '' }, 'Invalid value for field name: must be 1 to 255 characters long'],
+    [{ tags: ['a', ''] }, 'Invalid value for field tags.1: must be 1 to 100 characters long'],
+    [
+      { config: { x: 'y'.repeat(17_000) } },
+      'Invalid value for field config: must be at most 16384 bytes of JSON',
+    ],
+    [
+      { timeout: 86_401 },
+      'Invalid value for field timeout: 86401 is not between 1 and 86400 seconds',
+    ],
+    [
+      { callbackUrl: `https://h.example/${'a'.repeat(2050)}` },
+      'Invalid webhook URL: callbackUrl must be at most 2048 characters long',
+    ],
+    [
+      { targetType: 'subnet' },
+      'Invalid target: targetType subnet is not one of host, url, domain, ip, network, image',
+    ],
+  ])('answers the limits of %j with their reason', (fields, message) => {
+    const result = check({ target: '203.0.113.5', scanType: 'nmap', ...fields });
+    expect(result.ok ? 'ok' : result.error.message).toBe(message);
+  });
+
+  it('reports a wrong type at the top level before one inside a field', () => {
+    const result = check({ target: '203.0.113.5', scanType: 'nmap', tags: ['a', 1], timeout: '9' });
+    expect(result.ok ? 'ok' : result.error.message).toBe('Field timeout must be of type integer');
+  });
+
   it('allows private targets when ALLOW_PRIVATE_TARGETS is on', () => {
     const context = { allowedScanTypes: null, allowPrivateTargets: true };
     expect(codeOf({ target: '127.0.0.1', scanType: 'nmap' }, context)).toBe('ok');

@@ -6,19 +6,22 @@
  * INVALID_PRIORITY, INVALID_TARGET, INVALID_FIELD_VALUE (INVALID_WEBHOOK_URL for callbackUrl with
  * them), TARGET_NOT_ALLOWED for literal addresses. Names are resolved afterwards by the use case.
  *
- * Decided where the contract is silent: `null` in an optional field means "not given"; `name`
- * defaults to "<scanType> <target>" and is at most 255 characters; at most 50 tags of 1..100
- * characters; `assetId` at most 255 characters; `config` any object up to 16 KiB of JSON.
+ * Types and limits are the schema's (scan-request-schema.ts); this module gives each of its
+ * answers at its turn, between the checks that need the engine, the caller's key or the target.
+ * Decided where the contract is silent: `null` in a field means "not given"; `name` defaults to
+ * "<scanType> <target>".
  */
 import { ApiError } from '../../domain/errors.js';
 import { DEFAULT_PRIORITY, isPriority, type Priority } from '../../domain/scans/priority.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
 import { targetRefusal } from '../../domain/targets/refused-ranges.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
+import { compileBodyCheck, firstWith } from '../../domain/validation/ajv.js';
 import type { EngineDefinition } from '../../engines/engine.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
+import { ScanRequestSchema } from './scan-request-schema.js';
 
 export interface ValidScanRequest {
   readonly engine: EngineDefinition;
@@ -45,88 +48,38 @@ export type ScanRequestCheck =
   | { readonly ok: true; readonly request: ValidScanRequest }
   | { readonly ok: false; readonly error: ApiError };
 
-export const MAX_TIMEOUT_SECONDS = 86_400;
-const MAX_NAME = 255;
-const MAX_TAGS = 50;
-const MAX_TAG = 100;
-const MAX_ASSET_ID = 255;
-const MAX_CONFIG_BYTES = 16 * 1024;
-const MAX_URL = 2048;
-
-export type FieldType = 'string' | 'object' | 'array' | 'integer';
-
-const FIELD_TYPES: ReadonlyArray<readonly [string, FieldType]> = [
-  ['target', 'string'],
-  ['scanType', 'string'],
-  ['name', 'string'],
-  ['targetType', 'string'],
-  ['priority', 'string'],
-  ['options', 'object'],
-  ['config', 'object'],
-  ['tags', 'array'],
-  ['timeout', 'integer'],
-  ['assetId', 'string'],
-  ['callbackUrl', 'string'],
-];
-
-/** Whether a JSON value has the type a field's message names (`integer`: a whole number). */
-export function hasType(value: unknown, type: FieldType): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-  }
-}
+const checkBody = compileBodyCheck(ScanRequestSchema);
 
 const fail = (error: ApiError): ScanRequestCheck => ({ ok: false, error });
 
 /** Validates a create-scan body. */
 export function validateScanRequest(body: unknown, context: ScanRequestContext): ScanRequestCheck {
-  if (!hasType(body, 'object')) {
-    return fail(new ApiError('INVALID_FIELD_TYPE', { field: 'body', type: 'object' }));
+  const checked = checkBody(body);
+  if (checked.structure !== null) {
+    return fail(checked.structure);
   }
-  const input = body as Record<string, unknown>;
-  const given = (field: string) => input[field] !== undefined && input[field] !== null;
-  for (const field of ['target', 'scanType']) {
-    if (!given(field)) {
-      return fail(new ApiError('MISSING_REQUIRED_FIELD', { field }));
-    }
-  }
-  for (const [field, type] of FIELD_TYPES) {
-    if (given(field) && !hasType(input[field], type)) {
-      return fail(new ApiError('INVALID_FIELD_TYPE', { field, type }));
-    }
-  }
-  const tags = (input.tags as unknown[] | undefined) ?? [];
-  const badTag = tags.findIndex((tag) => typeof tag !== 'string');
-  if (badTag !== -1) {
-    return fail(new ApiError('INVALID_FIELD_TYPE', { field: `tags.${badTag}`, type: 'string' }));
-  }
-  const scanType = input.scanType as string;
-  const engine = isEngineName(scanType) ? ENGINES[scanType] : null;
+  const input = checked.body;
+  // The schema's wrong values are answered at their code's turn. INVALID_SCAN_TYPE and
+  // INVALID_TARGET come from the engine lookup and parseTarget, which refuse the same values.
+  const engine = isEngineName(input.scanType) ? ENGINES[input.scanType] : null;
   const options = engine ? checkEngineOptions(engine, input.options) : null;
   if (options && !options.ok && options.kind === 'structure') {
     return fail(options.error);
   }
   if (engine === null) {
-    return fail(new ApiError('INVALID_SCAN_TYPE', { value: scanType }));
+    return fail(new ApiError('INVALID_SCAN_TYPE', { value: input.scanType }));
   }
   const refused = refusedEngine(engine, options?.ok ? options.options : {}, context);
   if (refused !== null) {
     return fail(new ApiError('SCAN_TYPE_NOT_ALLOWED', { value: refused }));
   }
-  const priority = given('priority') ? input.priority : DEFAULT_PRIORITY;
-  if (!isPriority(priority)) {
-    return fail(new ApiError('INVALID_PRIORITY', { value: String(priority) }));
+  const badPriority = firstWith(checked.values, 'INVALID_PRIORITY');
+  if (badPriority !== null) {
+    return fail(badPriority);
   }
   const parsed = parseTarget(
     input.target,
-    given('targetType') ? (input.targetType as string) : undefined,
+    input.targetType ?? undefined,
     engine.targetTypes,
     engine.name,
   );
@@ -150,28 +103,34 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
       }),
     );
   }
-  const values = checkValues(input, tags as string[]);
-  if (values !== null) {
-    return fail(values);
+  const badValue = firstWith(checked.values, 'INVALID_FIELD_VALUE', 'INVALID_WEBHOOK_URL');
+  if (badValue !== null) {
+    return fail(badValue);
+  }
+  const callbackUrl = input.callbackUrl ?? null;
+  const badUrl = callbackUrl === null ? null : callbackUrlProblem(callbackUrl);
+  if (badUrl !== null) {
+    return fail(new ApiError('INVALID_WEBHOOK_URL', { reason: badUrl }));
   }
   const refusal = context.allowPrivateTargets ? null : targetRefusal(parsed.target);
   if (refusal !== null) {
     return fail(new ApiError('TARGET_NOT_ALLOWED', { reason: refusal }));
   }
+  const timeout = input.timeout ?? null;
   return {
     ok: true,
     request: {
       engine,
       target: parsed.target,
-      name: given('name') ? (input.name as string) : `${engine.name} ${parsed.target.value}`,
-      priority,
+      name: input.name ?? `${engine.name} ${parsed.target.value}`,
+      priority: isPriority(input.priority) ? input.priority : DEFAULT_PRIORITY,
       options: options?.ok ? options.options : {},
-      config: given('config') ? (input.config as Record<string, unknown>) : {},
-      tags: tags as string[],
-      timeoutSeconds: given('timeout') ? (input.timeout as number) : engine.defaultTimeoutSeconds,
-      timeoutGiven: given('timeout'),
-      assetId: given('assetId') ? (input.assetId as string) : null,
-      callbackUrl: given('callbackUrl') ? (input.callbackUrl as string) : null,
+      config: input.config ?? {},
+      tags: input.tags ?? [],
+      timeoutSeconds: timeout ?? engine.defaultTimeoutSeconds,
+      timeoutGiven: timeout !== null,
+      assetId: input.assetId ?? null,
+      callbackUrl,
     },
   };
 }
@@ -191,47 +150,11 @@ function refusedEngine(
   return used.find((name) => !allowed.includes(name)) ?? null;
 }
 
-function checkValues(input: Record<string, unknown>, tags: readonly string[]): ApiError | null {
-  const value = (field: string, reason: string) =>
-    new ApiError('INVALID_FIELD_VALUE', { field, reason });
-  const name = input.name;
-  if (typeof name === 'string' && (name.length === 0 || name.length > MAX_NAME)) {
-    return value('name', `must be 1 to ${MAX_NAME} characters long`);
-  }
-  if (tags.length > MAX_TAGS) {
-    return value('tags', `must have at most ${MAX_TAGS} items`);
-  }
-  const badTag = tags.findIndex((tag) => tag.length === 0 || tag.length > MAX_TAG);
-  if (badTag !== -1) {
-    return value(`tags.${badTag}`, `must be 1 to ${MAX_TAG} characters long`);
-  }
-  const timeout = input.timeout;
-  if (typeof timeout === 'number' && (timeout < 1 || timeout > MAX_TIMEOUT_SECONDS)) {
-    return value('timeout', `${timeout} is not between 1 and ${MAX_TIMEOUT_SECONDS} seconds`);
-  }
-  const assetId = input.assetId;
-  if (typeof assetId === 'string' && (assetId.length === 0 || assetId.length > MAX_ASSET_ID)) {
-    return value('assetId', `must be 1 to ${MAX_ASSET_ID} characters long`);
-  }
-  const config = input.config;
-  if (config !== undefined && config !== null && JSON.stringify(config).length > MAX_CONFIG_BYTES) {
-    return value('config', `must be at most ${MAX_CONFIG_BYTES} bytes of JSON`);
-  }
-  const callbackUrl = input.callbackUrl;
-  if (typeof callbackUrl === 'string') {
-    const reason = callbackUrlError(callbackUrl);
-    if (reason !== null) {
-      return new ApiError('INVALID_WEBHOOK_URL', { reason });
-    }
-  }
-  return null;
-}
-
-/** Why a callback URL is refused (HTTPS only, at most 2048 characters), or null. */
-export function callbackUrlError(url: string): string | null {
-  if (url.length > MAX_URL) {
-    return `callbackUrl must be at most ${MAX_URL} characters long`;
-  }
+/**
+ * Why a callback URL is refused beyond the schema's length (HTTPS only, no credentials), or null.
+ * Its host is judged later, like a webhook's (WebhookUrlChecker).
+ */
+function callbackUrlProblem(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -13,57 +13,6 @@ const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-/**
- * Body of POST /api/v1/scans, for the documentation. The route validates with the pure
- * validate-scan-request.ts instead, because the contract's order of checks interleaves the body
- * with the caller's key (SCAN_TYPE_NOT_ALLOWED comes between INVALID_SCAN_TYPE and INVALID_PRIORITY).
- */
-export const CreateScanBody = Type.Object({
-  target: Type.String({ description: 'URL, host, domain, IP or CIDR', maxLength: 2048 }),
-  scanType: Type.Optional(
-    Type.String({ enum: [...ENGINE_NAMES], description: 'Required unless templateId gives it' }),
-  ),
-  templateId: Type.Optional(
-    Type.String({
-      format: 'uuid',
-      description:
-        "Start from a template: each top-level field given here replaces the template's; options are merged key by key",
-    }),
-  ),
-  name: Type.Optional(
-    Type.String({ maxLength: 255, description: 'Default: "<scanType> <target>"' }),
-  ),
-  targetType: Type.Optional(
-    Type.String({
-      enum: ['host', 'url', 'domain', 'ip', 'network', 'image'],
-      description: 'Inferred from the target when omitted; image only for trivy',
-    }),
-  ),
-  priority: Type.Optional(Type.String({ enum: [...PRIORITIES], default: 'normal' })),
-  options: Type.Optional(
-    Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description: "Engine options (see GET /api/v1/engines for each engine's schema)",
-      },
-    ),
-  ),
-  config: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-  timeout: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 86_400, description: 'Seconds; default per engine' }),
-  ),
-  assetId: Type.Optional(Type.String({ maxLength: 255 })),
-  callbackUrl: Type.Optional(
-    Type.String({
-      format: 'uri',
-      maxLength: 2048,
-      description: 'HTTPS URL for a one-off completion callback',
-    }),
-  ),
-});
-
 const ScanCreatedFields = {
   id: Type.String({ format: 'uuid' }),
   scanType: Type.String({ enum: [...ENGINE_NAMES] }),

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { createScan } from '../../../../use-cases/scans/create-scan.js';
+import { CreateScanBody } from '../../../../use-cases/scans/scan-request-schema.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
@@ -9,22 +10,15 @@ import {
   RATE_LIMIT_HEADERS,
   success,
 } from '../../schemas/envelope.js';
-import { CreateScanBody, ScanCreated } from '../../schemas/scan.js';
-import { validatorCompiler } from '../../validation.js';
-
-/**
- * The body schema documents the request; validation itself is the pure validate-scan-request.ts
- * (called by the use case), which knows the caller's key and the contract's order of checks.
- */
-const documentOnlyBody: FastifySchemaCompiler<FastifySchema> = (route) =>
-  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
+import { ScanCreated } from '../../schemas/scan.js';
+import { useCaseChecksBody } from '../../validation.js';
 
 export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
   app.post(
     '/api/v1/scans',
     {
       config: { scope: 'scans:create' },
-      validatorCompiler: documentOnlyBody,
+      validatorCompiler: useCaseChecksBody,
       schema: {
         summary: 'Submit a scan (queued at once, run by a worker)',
         tags: ['scans'],

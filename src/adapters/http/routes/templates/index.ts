@@ -1,9 +1,7 @@
 /** Scan templates (API-key context; each route declares its scope). */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../../../../domain/errors.js';
-import { PRIORITIES } from '../../../../domain/scans/priority.js';
-import { ENGINE_NAMES } from '../../../../engines/engine.js';
 import {
   createTemplate,
   deleteTemplate,
@@ -11,6 +9,10 @@ import {
   listTemplates,
   patchTemplate,
 } from '../../../../use-cases/templates/manage-templates.js';
+import {
+  CreateTemplateBody,
+  PatchTemplateBody,
+} from '../../../../use-cases/templates/template-schema.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
@@ -21,26 +23,9 @@ import {
   success,
 } from '../../schemas/envelope.js';
 import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
-import { validatorCompiler } from '../../validation.js';
+import { useCaseChecksBody } from '../../validation.js';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-const templateFields = {
-  name: Type.String({
-    minLength: 1,
-    maxLength: 255,
-    description: 'Unique per tenant (exact match)',
-  }),
-  description: Type.Optional(NullableString),
-  scanType: Type.String({ enum: [...ENGINE_NAMES] }),
-  options: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  config: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  priority: Type.Optional(Type.Union([Type.String({ enum: [...PRIORITIES] }), Type.Null()])),
-  tags: Type.Optional(Type.Array(Type.String())),
-  timeout: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()])),
-};
-const CreateTemplateBody = Type.Object(templateFields);
-const PatchTemplateBody = Type.Partial(Type.Object(templateFields));
-
 const TemplateSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -62,10 +47,6 @@ const TemplateIdParams = Type.Object({
   templateId: Type.String({ format: 'uuid', 'x-invalid-code': 'TEMPLATE_NOT_FOUND' }),
 });
 
-/** Bodies are validated by templateFieldsFrom (TEMPLATE_NAME_REQUIRED comes before any other check). */
-const documentOnlyBody: FastifySchemaCompiler<FastifySchema> = (route) =>
-  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
-
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
 const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
   ...success(data),
@@ -86,7 +67,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     '/api/v1/templates',
     {
       config: { scope: 'templates:create' },
-      validatorCompiler: documentOnlyBody,
+      validatorCompiler: useCaseChecksBody,
       schema: {
         summary: 'Create a scan template',
         tags: ['templates'],
@@ -160,7 +141,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     '/api/v1/templates/:templateId',
     {
       config: { scope: 'templates:update' },
-      validatorCompiler: documentOnlyBody,
+      validatorCompiler: useCaseChecksBody,
       schema: {
         summary: 'Change a template (a new name must be unique too)',
         tags: ['templates'],

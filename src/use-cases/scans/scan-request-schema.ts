@@ -1,0 +1,121 @@
+/**
+ * The body of POST /api/v1/scans as JSON Schema (TypeBox): the one place its types and limits
+ * live. validate-scan-request.ts checks requests with it, and the route shows it in the OpenAPI
+ * document; templates reuse its fields. The limits the contract leaves open are decisions:
+ * `name` 1..255 characters, at most 50 tags of 1..100 characters, `assetId` 1..255 characters,
+ * `config` at most 16 KiB of JSON, `timeout` 1..86400 seconds.
+ *
+ * Some fields are also checked by code that needs more than the schema, with the same answers:
+ * the engine lookup (INVALID_SCAN_TYPE), the target grammar (INVALID_TARGET, parse-target.ts), the
+ * template lookup (TEMPLATE_NOT_FOUND) and `callbackUrl` (HTTPS, no credentials, an absolute URL).
+ */
+import { type SchemaOptions, Type } from '@sinclair/typebox';
+import { DEFAULT_PRIORITY, PRIORITIES } from '../../domain/scans/priority.js';
+import { MAX_TARGET_LENGTH } from '../../domain/targets/parse-target.js';
+import { orNull } from '../../domain/validation/or-null.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../domain/webhooks/webhook-url.js';
+import { ENGINE_NAMES } from '../../engines/engine.js';
+
+export const MAX_TIMEOUT_SECONDS = 86_400;
+export const MAX_NAME_LENGTH = 255;
+const MAX_TAGS = 50;
+const MAX_TAG_LENGTH = 100;
+const MAX_ASSET_ID_LENGTH = 255;
+const MAX_CONFIG_JSON_BYTES = 16 * 1024;
+
+/** A string of 1 to `max` characters, with the reason these fields have always given. */
+const boundedText = (max: number, options: SchemaOptions = {}) =>
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    'x-reason': `must be 1 to ${max} characters long`,
+    ...options,
+  });
+
+export const ScanTypeSchema = Type.String({
+  enum: [...ENGINE_NAMES],
+  'x-error-code': 'INVALID_SCAN_TYPE',
+});
+
+export const PrioritySchema = Type.String({
+  enum: [...PRIORITIES],
+  'x-error-code': 'INVALID_PRIORITY',
+});
+
+export const OptionsSchema = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: "Engine options (see GET /api/v1/engines for each engine's schema)",
+  },
+);
+
+export const TagsSchema = Type.Array(boundedText(MAX_TAG_LENGTH), { maxItems: MAX_TAGS });
+
+export const TimeoutSchema = Type.Integer({
+  minimum: 1,
+  maximum: MAX_TIMEOUT_SECONDS,
+  'x-reason': `<value> is not between 1 and ${MAX_TIMEOUT_SECONDS} seconds`,
+});
+
+// The order of the fields is the order their errors are reported in, after the rank.
+const scanRequestFields = {
+  templateId: Type.Optional(
+    orNull(
+      Type.String({
+        format: 'uuid',
+        'x-error-code': 'TEMPLATE_NOT_FOUND',
+        description:
+          "Start from a template: each top-level field given here replaces the template's; options are merged key by key",
+      }),
+    ),
+  ),
+  target: Type.String({
+    maxLength: MAX_TARGET_LENGTH,
+    'x-error-code': 'INVALID_TARGET',
+    description: 'URL, host, domain, IP or CIDR',
+  }),
+  scanType: ScanTypeSchema,
+  name: Type.Optional(
+    orNull(boundedText(MAX_NAME_LENGTH, { description: 'Default: "<scanType> <target>"' })),
+  ),
+  targetType: Type.Optional(
+    orNull(
+      Type.String({
+        enum: ['host', 'url', 'domain', 'ip', 'network', 'image'],
+        'x-error-code': 'INVALID_TARGET',
+        description: 'Inferred from the target when omitted; image only for trivy',
+      }),
+    ),
+  ),
+  priority: Type.Optional(orNull(PrioritySchema, { default: DEFAULT_PRIORITY })),
+  options: Type.Optional(orNull(OptionsSchema)),
+  tags: Type.Optional(orNull(TagsSchema)),
+  timeout: Type.Optional(orNull(TimeoutSchema, { description: 'Seconds; default per engine' })),
+  assetId: Type.Optional(orNull(boundedText(MAX_ASSET_ID_LENGTH))),
+  config: Type.Optional(
+    orNull(
+      Type.Object({}, { additionalProperties: true, 'x-max-json-bytes': MAX_CONFIG_JSON_BYTES }),
+    ),
+  ),
+  callbackUrl: Type.Optional(
+    orNull(
+      Type.String({
+        maxLength: MAX_WEBHOOK_URL_LENGTH,
+        'x-error-code': 'INVALID_WEBHOOK_URL',
+        description: 'Absolute HTTPS URL without credentials, for a one-off completion callback',
+      }),
+    ),
+  ),
+};
+
+/** What validate-scan-request.ts checks: the body after a template filled it in. */
+export const ScanRequestSchema = Type.Object(scanRequestFields);
+
+/** The body as sent: `scanType` may come from the template. */
+export const CreateScanBody = Type.Object({
+  ...scanRequestFields,
+  scanType: Type.Optional(
+    orNull(ScanTypeSchema, { description: 'Required unless templateId gives it' }),
+  ),
+});

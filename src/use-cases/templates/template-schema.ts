@@ -1,0 +1,39 @@
+/**
+ * The bodies of POST and PATCH /api/v1/templates as JSON Schema (TypeBox): the one place their
+ * types and limits live, shared with a scan's where the fields are a scan's. validate-template.ts
+ * checks bodies with them, and the routes show them in the OpenAPI document. A null field means
+ * "not given" on POST and clears the field on PATCH (`scanType`: keeps it; `tags`: keeps them).
+ */
+import { Type } from '@sinclair/typebox';
+import { orNull } from '../../domain/validation/or-null.js';
+import {
+  MAX_NAME_LENGTH,
+  OptionsSchema,
+  PrioritySchema,
+  ScanTypeSchema,
+  TagsSchema,
+  TimeoutSchema,
+} from '../scans/scan-request-schema.js';
+
+const MAX_DESCRIPTION_LENGTH = 2000;
+
+const templateFields = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
+    description: 'Unique per tenant (exact match)',
+  }),
+  description: Type.Optional(orNull(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }))),
+  scanType: ScanTypeSchema,
+  options: Type.Optional(orNull(OptionsSchema)),
+  config: Type.Optional(orNull(Type.Object({}, { additionalProperties: true }))),
+  priority: Type.Optional(orNull(PrioritySchema)),
+  tags: Type.Optional(orNull(TagsSchema)),
+  timeout: Type.Optional(orNull(TimeoutSchema)),
+};
+
+export const CreateTemplateBody = Type.Object(templateFields);
+
+export const PatchTemplateBody = Type.Partial(
+  Type.Object({ ...templateFields, scanType: orNull(ScanTypeSchema) }),
+);
