@@ -110,7 +110,12 @@ describe('buildSqlmapArgv', () => {
     const argv = command?.buildArgv(
       check.ok ? check.options : {},
       urlTarget('http://127.0.0.1:3000/search?q=apple'),
-      { reportPath: `${WORK}/out/*/log`, workDir: WORK, privileged: false },
+      {
+        reportPath: `${WORK}/out/*/log`,
+        workDir: WORK,
+        privileged: false,
+        pin: { address: null, privateTargetsAllowed: false },
+      },
     );
     expect(argv).toEqual([
       '--url=http://127.0.0.1:3000/search?q=apple',

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { ScanRecord } from '../../domain/scans/scan.js';
+import type { TargetType } from '../../domain/targets/target.js';
+import type { EngineRunner, EngineRunRequest } from '../ports/engine-runs.js';
+import type { TargetCheck, TargetResolver } from '../ports/scans.js';
+import { runScan } from './run-scan.js';
+
+/** A scan as a worker claims it; only the fields runScan reads matter. */
+function scan(target: string, targetType: TargetType): ScanRecord {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    tenantId: '00000000-0000-4000-8000-000000000002',
+    apiKeyId: null,
+    scanType: 'nmap',
+    name: 'nmap',
+    target,
+    targetType,
+    priority: 'normal',
+    status: 'running',
+    progress: 0,
+    tags: [],
+    options: {},
+    config: {},
+    timeoutSeconds: 60,
+    assetId: null,
+    callbackUrl: null,
+    templateId: null,
+    parentScanId: null,
+    resultCount: 0,
+    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
+    riskScore: 0,
+    error: null,
+    attempts: 1,
+    createdAt: new Date(0),
+    startedAt: new Date(0),
+    completedAt: null,
+  };
+}
+
+/** Runs `record` with a resolver answering `check` and a runner that keeps each request. */
+async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets = false) {
+  const requests: EngineRunRequest[] = [];
+  const runner: EngineRunner = {
+    async run(request) {
+      requests.push(request);
+      return { findings: [], warnings: [], ending: 'completed', message: null };
+    },
+  };
+  const resolver: TargetResolver = { check: async () => check };
+  const result = await runScan(
+    { runners: new Map([['nmap', runner]]), resolver, allowPrivateTargets },
+    record,
+    new AbortController().signal,
+    () => {},
+  );
+  return { result, requests };
+}
+
+describe('runScan: the pin handed to the engine', () => {
+  it.each<[string, ScanRecord, readonly string[], boolean, string | null]>([
+    [
+      'a name: the first IPv4 address the check judged',
+      scan('example.com', 'domain'),
+      ['2001:db8::10', '203.0.113.10', '203.0.113.11'],
+      false,
+      '203.0.113.10',
+    ],
+    [
+      'a name with only IPv6 addresses: the first of them',
+      scan('example.com', 'domain'),
+      ['2001:db8::10', '2001:db8::11'],
+      true,
+      '2001:db8::10',
+    ],
+    ['an address: the literal', scan('203.0.113.7', 'ip'), ['203.0.113.7'], false, '203.0.113.7'],
+    ['a network: none', scan('203.0.113.0/24', 'network'), [], true, null],
+  ])('%s', async (_name, record, addresses, allowPrivateTargets, address) => {
+    const { result, requests } = await run(record, { ok: true, addresses }, allowPrivateTargets);
+    expect(result.ending).toEqual({ kind: 'completed' });
+    expect(requests.map((request) => request.pin)).toEqual([
+      { address, privateTargetsAllowed: allowPrivateTargets },
+    ]);
+  });
+
+  it('fails the scan with the check’s code and starts nothing when the check refuses', async () => {
+    const { result, requests } = await run(scan('example.com', 'domain'), {
+      ok: false,
+      code: 'TARGET_NOT_ALLOWED',
+      message: 'example.com resolves to 10.0.0.5, a private address',
+    });
+    expect(result.ending).toEqual({
+      kind: 'failed',
+      error: {
+        code: 'TARGET_NOT_ALLOWED',
+        message: 'example.com resolves to 10.0.0.5, a private address',
+      },
+    });
+    expect(requests).toEqual([]);
+  });
+});
