@@ -8,8 +8,9 @@ import { type SqlmapOptions, sqlmapOptionsWithDefaults } from './options.js';
 const WORK = '/tmp/rampart-sqlmap-1';
 const TAIL = [
   '--ignore-stdin',
+  '--ignore-redirects',
   `--output-dir=${WORK}/out`,
-  '--answers=extending=N,keep testing=Y',
+  '--answers=extending=N,keep testing=Y,refresh intent=N',
   '--disable-coloring',
 ];
 
