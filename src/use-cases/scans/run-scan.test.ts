@@ -6,13 +6,13 @@ import type { TargetCheck, TargetResolver } from '../ports/scans.js';
 import { runScan } from './run-scan.js';
 
 /** A scan as a worker claims it; only the fields runScan reads matter. */
-function scan(target: string, targetType: TargetType): ScanRecord {
+function scan(target: string, targetType: TargetType, scanType = 'nmap'): ScanRecord {
   return {
     id: '00000000-0000-4000-8000-000000000001',
     tenantId: '00000000-0000-4000-8000-000000000002',
     apiKeyId: null,
-    scanType: 'nmap',
-    name: 'nmap',
+    scanType,
+    name: scanType,
     target,
     targetType,
     priority: 'normal',
@@ -37,23 +37,32 @@ function scan(target: string, targetType: TargetType): ScanRecord {
   };
 }
 
-/** Runs `record` with a resolver answering `check` and a runner that keeps each request. */
+/**
+ * Runs `record` with a resolver answering `check` (keeping each host it was asked about) and a
+ * runner that keeps each request.
+ */
 async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets = false) {
   const requests: EngineRunRequest[] = [];
+  const checked: Array<string | null> = [];
   const runner: EngineRunner = {
     async run(request) {
       requests.push(request);
       return { findings: [], warnings: [], ending: 'completed', message: null };
     },
   };
-  const resolver: TargetResolver = { check: async () => check };
+  const resolver: TargetResolver = {
+    check: async (target) => {
+      checked.push(target.host);
+      return check;
+    },
+  };
   const result = await runScan(
-    { runners: new Map([['nmap', runner]]), resolver, allowPrivateTargets },
+    { runners: new Map([[record.scanType, runner]]), resolver, allowPrivateTargets },
     record,
     new AbortController().signal,
     () => {},
   );
-  return { result, requests };
+  return { result, requests, checked };
 }
 
 describe('runScan: the pin handed to the engine', () => {
@@ -96,5 +105,39 @@ describe('runScan: the pin handed to the engine', () => {
       },
     });
     expect(requests).toEqual([]);
+  });
+});
+
+describe('runScan: image registries', () => {
+  it('judges a named registry like any host and fails the scan when it is refused', async () => {
+    const { result, requests, checked } = await run(
+      scan('localhost:5000/app:1', 'image', 'trivy'),
+      {
+        ok: false,
+        code: 'TARGET_NOT_ALLOWED',
+        message: 'localhost resolves to 127.0.0.1, a loopback address',
+      },
+    );
+    expect(checked).toEqual(['localhost']);
+    expect(result.ending).toEqual({
+      kind: 'failed',
+      error: {
+        code: 'TARGET_NOT_ALLOWED',
+        message: 'localhost resolves to 127.0.0.1, a loopback address',
+      },
+    });
+    expect(requests).toEqual([]);
+  });
+
+  it('runs an image whose registry was allowed, and checks nothing for one without a registry', async () => {
+    const allowed = await run(scan('ghcr.io/acme/app:1', 'image', 'trivy'), {
+      ok: true,
+      addresses: ['203.0.113.20'],
+    });
+    expect(allowed.checked).toEqual(['ghcr.io']);
+    expect(allowed.result.ending).toEqual({ kind: 'completed' });
+    const hub = await run(scan('alpine:3.19', 'image', 'trivy'), { ok: true, addresses: [] });
+    expect(hub.checked).toEqual([]);
+    expect(hub.result.ending).toEqual({ kind: 'completed' });
   });
 });

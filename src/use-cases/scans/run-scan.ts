@@ -1,7 +1,7 @@
 /**
  * What a worker does with a claimed scan, between the claim and finish-scan: validate the stored
- * request again (a row is input too), resolve the target's name again just before the start (a
- * name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
+ * request again (a row is input too), resolve the target's name (an image's registry too) again
+ * just before the start (a name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
  * resolve with TARGET_UNRESOLVABLE), run the engine pinned to the address that check judged, and
  * turn its output into the ending and the de-duplicated, fingerprinted findings with their summary.
  */
@@ -73,7 +73,7 @@ export async function runScan(
     );
   }
   let addresses: readonly string[] = [];
-  if (target.target.host !== null && target.target.type !== 'image') {
+  if (target.target.host !== null) {
     const checked = await deps.resolver.check(target.target, deps.allowPrivateTargets);
     if (!checked.ok) {
       return failed(engine.name, checked.code, checked.message);
