@@ -1,40 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { engineTarget, fakeScanRecord } from '../../../test/support/engine-runs.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { TargetType } from '../../domain/targets/target.js';
+import type { EngineName } from '../../engines/engine.js';
+import { ENGINES } from '../../engines/registry.js';
 import type { EngineRunner, EngineRunRequest } from '../ports/engine-runs.js';
 import type { TargetCheck, TargetResolver } from '../ports/scans.js';
 import { runScan } from './run-scan.js';
 
-/** A scan as a worker claims it; only the fields runScan reads matter. */
-function scan(target: string, targetType: TargetType, scanType = 'nmap'): ScanRecord {
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
-    tenantId: '00000000-0000-4000-8000-000000000002',
-    apiKeyId: null,
-    scanType,
-    name: scanType,
-    target,
-    targetType,
-    priority: 'normal',
-    status: 'running',
-    progress: 0,
-    tags: [],
-    options: {},
-    config: {},
-    timeoutSeconds: 60,
-    assetId: null,
-    callbackUrl: null,
-    templateId: null,
-    parentScanId: null,
-    resultCount: 0,
-    findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
-    riskScore: 0,
-    error: null,
-    attempts: 1,
-    createdAt: new Date(0),
-    startedAt: new Date(0),
-    completedAt: null,
-  };
+/** A scan as a worker claims it, of `value` as a target of `type` for `engine`. */
+function scan(value: string, type: TargetType, engine: EngineName = 'nmap'): ScanRecord {
+  return fakeScanRecord(ENGINES[engine], engineTarget(ENGINES[engine], value, type));
+}
+
+/** The check's refusal, and the ending it must give the scan. */
+function refusal(message: string) {
+  const check = { ok: false, code: 'TARGET_NOT_ALLOWED', message } as const;
+  return { check, ending: { kind: 'failed', error: { code: check.code, message } } };
 }
 
 /**
@@ -92,40 +74,22 @@ describe('runScan: the pin handed to the engine', () => {
   });
 
   it('fails the scan with the check’s code and starts nothing when the check refuses', async () => {
-    const { result, requests } = await run(scan('example.com', 'domain'), {
-      ok: false,
-      code: 'TARGET_NOT_ALLOWED',
-      message: 'example.com resolves to 10.0.0.5, a private address',
-    });
-    expect(result.ending).toEqual({
-      kind: 'failed',
-      error: {
-        code: 'TARGET_NOT_ALLOWED',
-        message: 'example.com resolves to 10.0.0.5, a private address',
-      },
-    });
+    const refused = refusal('example.com resolves to 10.0.0.5, a private address');
+    const { result, requests } = await run(scan('example.com', 'domain'), refused.check);
+    expect(result.ending).toEqual(refused.ending);
     expect(requests).toEqual([]);
   });
 });
 
 describe('runScan: image registries', () => {
   it('judges a named registry like any host and fails the scan when it is refused', async () => {
+    const refused = refusal('localhost resolves to 127.0.0.1, a loopback address');
     const { result, requests, checked } = await run(
       scan('localhost:5000/app:1', 'image', 'trivy'),
-      {
-        ok: false,
-        code: 'TARGET_NOT_ALLOWED',
-        message: 'localhost resolves to 127.0.0.1, a loopback address',
-      },
+      refused.check,
     );
     expect(checked).toEqual(['localhost']);
-    expect(result.ending).toEqual({
-      kind: 'failed',
-      error: {
-        code: 'TARGET_NOT_ALLOWED',
-        message: 'localhost resolves to 127.0.0.1, a loopback address',
-      },
-    });
+    expect(result.ending).toEqual(refused.ending);
     expect(requests).toEqual([]);
   });
 
