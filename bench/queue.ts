@@ -200,7 +200,7 @@ async function benchWorkers(
           id: `bench-${index}`,
           database,
           runners: new Map([['nmap', counting]]),
-          resolver: { check: async () => ({ ok: true }) },
+          resolver: { check: async () => ({ ok: true, addresses: [] }) },
           allowPrivateTargets: true,
           concurrency: 1,
           leaseMs: 60_000,

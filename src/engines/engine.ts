@@ -4,6 +4,7 @@
  */
 import type { TObject } from '@sinclair/typebox';
 import type { ParseResult } from '../domain/findings/finding.js';
+import type { TargetPin } from '../domain/targets/pin.js';
 import type { ScanTarget, TargetType } from '../domain/targets/target.js';
 
 export const ENGINE_NAMES = [
@@ -114,6 +115,9 @@ export interface EngineCommand {
       /** The scan's private workspace (absolute; also the tool's HOME, TMPDIR and cwd). */
       readonly workDir: string;
       readonly privileged: boolean;
+      /** What the worker's check settled just before the start: the address it judged, and
+       *  whether private targets are allowed. */
+      readonly pin: TargetPin;
     },
   ): string[];
   /**

@@ -1,7 +1,8 @@
 /**
  * The whole path with the real nmap: POST /api/v1/scans → worker → nmap (argument array, private
  * workspace) → XML parsed → findings over HTTP. Targets are ports this test opens on 127.0.0.1
- * (ALLOW_PRIVATE_TARGETS, as a deployment scanning its own network would set it).
+ * (ALLOW_PRIVATE_TARGETS, as a deployment scanning its own network would set it), named by address
+ * or as `localhost`, which nmap scans at the address the worker resolved it to.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -77,6 +78,24 @@ describe('nmap, for real', () => {
       location: { host: '127.0.0.1', port, protocol: 'tcp' },
     });
     expect(response.body.data.findings[0].title).toContain(`${port}/tcp`);
+  }, 90_000);
+
+  it('scans a name at the address the worker resolved and checked (localhost: 127.0.0.1)', async () => {
+    const { id } = await createScan(ctx.app, key, {
+      target: 'localhost',
+      scanType: 'nmap',
+      options: { ports: String(port), serviceDetection: false, timing: 'T4' },
+    });
+    const scan = await waitForStatus(ctx.app, key, id, ['completed', 'failed'], 60_000);
+    expect(scan.error).toBeUndefined();
+    expect(scan).toMatchObject({ status: 'completed', resultCount: 1 });
+    const response = await ctx.app.request(`/api/v1/scans/${id}/findings`, {
+      headers: { 'x-api-key': key },
+    });
+    // IPv4 is preferred among the addresses localhost resolves to; the listener is on 127.0.0.1.
+    expect(response.body.data.findings.map((f: { location: unknown }) => f.location)).toEqual([
+      expect.objectContaining({ host: '127.0.0.1', port, protocol: 'tcp' }),
+    ]);
   }, 90_000);
 
   it('stops a cancelled running nmap within 2 s', async () => {

@@ -168,7 +168,7 @@ const ctx = useTestApp(
   },
   {
     engineRunners: new Map([['nmap', instantEngine()]]),
-    resolver: { check: async () => ({ ok: true as const }) },
+    resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
     webhookLookup: async () => ['203.0.113.50'],
   },
 );

@@ -28,7 +28,7 @@ import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.
 import { createScan, getScan, waitForStatus } from '../support/scans.js';
 
 const silent = pino({ level: 'silent' });
-const openResolver = { check: async () => ({ ok: true as const }) };
+const openResolver = { check: async () => ({ ok: true as const, addresses: [] }) };
 
 let database: TestDatabase;
 let app: TestApp;

@@ -39,7 +39,7 @@ const resolver = {
         message: `${target.host} does not resolve`,
       };
     }
-    return { ok: true as const };
+    return { ok: true as const, addresses: ['203.0.113.10'] };
   },
 };
 const ctx = useTestApp(

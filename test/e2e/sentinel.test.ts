@@ -45,7 +45,7 @@ const ctx = useTestApp(
   },
   {
     engineRunners: new Map(Object.entries(engines).map(([name, held]) => [name, held.engine])),
-    resolver: { check: async () => ({ ok: true as const }) },
+    resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
   },
 );
 

@@ -106,10 +106,14 @@ const RUNNABLE: ToolEngine[] = listEngines().filter(
   (engine): engine is ToolEngine => engine.kind === 'tool',
 );
 
+/** The address the worker checked for a name target; nmap scans it instead of the name. */
+const PINNED_ADDRESS = '198.51.100.7';
+
 const CONTEXT = {
   reportPath: '/tmp/rampart-scan/report',
   workDir: '/tmp/rampart-scan',
   privileged: false,
+  pin: { address: PINNED_ADDRESS, privateTargetsAllowed: false },
 } as const;
 
 /** Where a string goes: a path of property names; `[]` marks "the items of this list". */
@@ -296,8 +300,11 @@ describe('the injection table', () => {
           return;
         }
         const baseline = argvFor(engine, {}, benign.target);
-        // The target is one argument, or none when it goes into an input file (ZAP's plan).
-        const carrying = baseline.filter((argument) => argument.includes(BENIGN_TARGETS[type]));
+        // The target is one argument (for nmap, a name's checked address instead of the name),
+        // or none when it goes into an input file (ZAP's plan).
+        const carrying = baseline.filter(
+          (argument) => argument.includes(BENIGN_TARGETS[type]) || argument === PINNED_ADDRESS,
+        );
         expect(carrying.length).toBeLessThanOrEqual(1);
         if (carrying.length === 0) {
           const files = engine.command.inputFiles?.({}, benign.target, CONTEXT) ?? [];

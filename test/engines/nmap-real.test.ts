@@ -99,7 +99,11 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       timing: 'T4',
       serviceDetection: false,
     });
-    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), { outputFile, privileged });
+    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), {
+      outputFile,
+      privileged,
+      pinnedAddress: null,
+    });
     expect(argv.slice(-2), name).toEqual(['--', '127.0.0.1']);
     await scan(argv);
     const result = parseNmapXml(await readFile(outputFile, 'utf8'));
@@ -123,7 +127,11 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
         timing: 'T4',
         serviceDetection: false,
       });
-      const argv = buildNmapArgv(options, ipTarget('::1'), { outputFile, privileged: false });
+      const argv = buildNmapArgv(options, ipTarget('::1'), {
+        outputFile,
+        privileged: false,
+        pinnedAddress: null,
+      });
       expect(argv).toContain('-6');
       await scan(argv);
       const result = parseNmapXml(await readFile(outputFile, 'utf8'));
@@ -135,10 +143,11 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
     }
   });
 
-  it('reports a target nmap cannot resolve as a warning, not as a clean scan', async () => {
-    const outputFile = join(workDir, 'unresolvable.xml');
+  it('scans a name at the address the worker checked, never resolving the name itself', async () => {
+    // The name does not resolve at all: only the pinned address can have been scanned.
+    const outputFile = join(workDir, 'pinned.xml');
     const options = nmapOptionsWithDefaults({
-      ports: '80',
+      ports: String(open.port),
       timing: 'T4',
       serviceDetection: false,
     });
@@ -148,10 +157,43 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       host: 'rampart-test.invalid',
       hostIsAddress: false,
     };
-    await scan(buildNmapArgv(options, target, { outputFile, privileged: false }));
+    const argv = buildNmapArgv(options, target, {
+      outputFile,
+      privileged: false,
+      pinnedAddress: '127.0.0.1',
+    });
+    expect(argv).toContain('-n');
+    await scan(argv);
     const result = parseNmapXml(await readFile(outputFile, 'utf8'));
-    expect(result).toMatchObject({ findings: [], hostsUp: 0, complete: true });
-    expect(result.warnings).toContain('nmap reported no hosts: nothing was scanned');
+    expect(result).toMatchObject({ hostsUp: 1, complete: true, warnings: [] });
+    expect(result.findings.map((f) => f.location)).toEqual([
+      { host: '127.0.0.1', port: open.port, protocol: 'tcp', url: null },
+    ]);
+  });
+
+  it('runs chosen NSE scripts inside the wrapper, and never a broadcast, dos or external one', async () => {
+    const options = (scripts: string[]) =>
+      nmapOptionsWithDefaults({
+        ports: String(open.port),
+        timing: 'T4',
+        serviceDetection: false,
+        scripts,
+      });
+    const outputFile = join(workDir, 'scripts.xml');
+    const context = { outputFile, privileged: false, pinnedAddress: null };
+    // banner (discovery, safe) passes the wrapper and runs against the open port.
+    await scan(buildNmapArgv(options(['banner']), ipTarget('127.0.0.1'), context));
+    expect(parseNmapXml(await readFile(outputFile, 'utf8'))).toMatchObject({
+      hostsUp: 1,
+      complete: true,
+    });
+    // lltd-discovery (broadcast) and ipv6-ra-flood (dos) are left out; with nothing left to run,
+    // nmap quits before scanning anything.
+    await expect(
+      scan(
+        buildNmapArgv(options(['lltd-discovery', 'ipv6-ra-flood']), ipTarget('127.0.0.1'), context),
+      ),
+    ).rejects.toThrow(/did not match a category, filename, or directory/);
   });
 
   it('prints --stats-every lines that parseNmapProgress reads', async () => {
@@ -163,7 +205,11 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       timing: 'T4',
       serviceDetection: false,
     });
-    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), { outputFile, privileged: false })
+    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), {
+      outputFile,
+      privileged: false,
+      pinnedAddress: null,
+    })
       .map((arg) => (arg === NMAP_STATS_INTERVAL ? '1s' : arg))
       .flatMap((arg) => (arg === '--' ? ['--max-rate', '10000', '--'] : [arg]));
     const stdout = await scan(argv);

@@ -93,8 +93,13 @@ describe('nuclei through the process runner, against the nuclei test double', ()
     const reportPath = reportArg.slice('-o='.length);
     expect(reportPath).toMatch(/\/rampart-nuclei-[^/]+\/report\.jsonl$/);
     expect(argv).toEqual(
-      buildNucleiArgv(nucleiOptionsWithDefaults(options), URL_TARGET, { reportPath }),
+      buildNucleiArgv(nucleiOptionsWithDefaults(options), URL_TARGET, {
+        reportPath,
+        privateTargetsAllowed: false,
+      }),
     );
+    // Private targets are not allowed in this run (the default pin): nuclei refuses them itself.
+    expect(argv).toEqual(expect.arrayContaining(['-ni', '-lna']));
 
     expect(run.progress).toEqual([0, 35, 70, 99]);
     expect(run.progress.every((value, i) => i === 0 || value >= (run.progress[i - 1] ?? 0))).toBe(
@@ -117,6 +122,17 @@ describe('nuclei through the process runner, against the nuclei test double', ()
     ]);
     const [argv] = await loggedArgv(run.argvLog);
     expect(argv?.[0]).toBe('-u=www.asdf.de');
+  });
+
+  it('runs without -lna, and still with -ni, when private targets are allowed', async () => {
+    const run = await runWithDouble({
+      pin: { address: null, privateTargetsAllowed: true },
+      settings: { fixture: DVWA_FIXTURE },
+    });
+    expect(run.output.ending).toBe('completed');
+    const [argv] = await loggedArgv(run.argvLog);
+    expect(argv).toContain('-ni');
+    expect(argv).not.toContain('-lna');
   });
 
   it('a zero-byte report is a clean scan', async () => {
@@ -166,6 +182,7 @@ describe('nuclei through the process runner, against the nuclei test double', ()
     ['the nuclei 2 switch -json', (argv) => [...argv, '-json'], 'unknown flag -json'],
     ['no JSON lines switch', (argv) => argv.filter((arg) => arg !== '-jsonl'), '-jsonl'],
     ['no report file', (argv) => argv.filter((arg) => !arg.startsWith('-o=')), '-o is required'],
+    ['interactsh left on', (argv) => argv.filter((arg) => arg !== '-ni'), '-ni is required'],
     [
       'a target list that goflags would split',
       (argv) => argv.map((arg) => (arg.startsWith('-u=') ? '-u=a.example,b.example' : arg)),

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { sqlmapEngine } from '../../src/engines/sqlmap/engine.js';
 import { type EngineRun, engineTarget, ourChildren, runEngine } from '../support/engine-runs.js';
-import { useSilentServer, useVulnerableApp } from '../support/web-scan.js';
+import { useElsewhereSite, useSilentServer, useVulnerableApp } from '../support/web-scan.js';
 
 const SQLMAP_TIMEOUT_MS = 60_000;
 
@@ -39,6 +39,8 @@ function sqlmapChildren(): number[] {
 const app = useVulnerableApp();
 /** Accepts connections and never answers: sqlmap waits on "testing connection to the target URL". */
 const silent = useSilentServer();
+/** A site whose pages redirect to, and refresh to, another host that counts connections. */
+const site = useElsewhereSite();
 
 describe('sqlmap (real binary) through the process runner', { timeout: 90_000 }, () => {
   it('finds the planted injection in GET parameter q, with the DBMS and --dbs output', async () => {
@@ -79,6 +81,15 @@ describe('sqlmap (real binary) through the process runner', { timeout: 90_000 },
     // The run went through the tests and told us so on stdout.
     expect(run.progress).toContain(95);
     expect(run.durationMs).toBeLessThan(30_000);
+  });
+
+  it.each([
+    ['an HTTP redirect', 'jump'],
+    ['a meta refresh', 'meta'],
+  ])('never follows %s to another host', async (_name, path) => {
+    const run = await scan(`${site.url}${path}?id=1`, { technique: 'B' });
+    expect(run.output.findings).toEqual([]);
+    expect(site.visits).toBe(0);
   });
 
   it('stops a cancelled running sqlmap within 2 s', async () => {

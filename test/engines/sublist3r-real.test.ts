@@ -187,6 +187,7 @@ describe('sublist3r (real binary) writing a real report', () => {
       reportPath,
       workDir,
       privileged: false,
+      pin: { address: null, privateTargetsAllowed: false },
     });
     const stdout: string[] = [];
     const result = await runProcess({

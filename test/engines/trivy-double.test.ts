@@ -116,6 +116,7 @@ describe('trivy engine through the process runner, against the trivy TEST DOUBLE
         reportPath,
         workDir: dirname(reportPath),
         privileged: false,
+        pin: { address: null, privateTargetsAllowed: false },
       }),
     );
     expect(argv.slice(0, 1)).toEqual(['image']);

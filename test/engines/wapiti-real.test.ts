@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { finalizeFindings } from '../../src/domain/findings/fingerprint.js';
 import { wapitiEngine } from '../../src/engines/wapiti/engine.js';
 import { type EngineRun, engineTarget, ourChildren, runEngine } from '../support/engine-runs.js';
-import { useSilentServer, useVulnerableApp } from '../support/web-scan.js';
+import { useElsewhereSite, useSilentServer, useVulnerableApp } from '../support/web-scan.js';
 
 const WAPITI_TIMEOUT_MS = 60_000;
 
@@ -49,6 +49,8 @@ function wapitiChildren(): number[] {
 const app = useVulnerableApp();
 /** Accepts connections and never answers: wapiti's crawler waits on its first request. */
 const silent = useSilentServer();
+/** A site whose pages link, redirect and refresh to another host that counts connections. */
+const site = useElsewhereSite();
 
 describe('wapiti (real binary) through the process runner', { timeout: 90_000 }, () => {
   it('finds the reflected XSS in /hello?name and the SQL injection in /search?q', async () => {
@@ -101,6 +103,12 @@ describe('wapiti (real binary) through the process runner', { timeout: 90_000 },
     const first = await fingerprints();
     expect(first).toHaveLength(2);
     expect(await fingerprints()).toEqual(first);
+  });
+
+  it('keeps to the target with the default scope: links, redirects and refreshes elsewhere are not followed', async () => {
+    const run = await scan(site.url, { modules: ['xss'], maxDepth: 2, maxTime: '60s' });
+    expect(run.output.ending).toBe('completed');
+    expect(site.visits).toBe(0);
   });
 
   it('stops a cancelled running wapiti within 2 s', async () => {

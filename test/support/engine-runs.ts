@@ -16,6 +16,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createProcessEngineRunner } from '../../src/adapters/process/process-engine-runner.js';
 import type { ScanRecord } from '../../src/domain/scans/scan.js';
 import { parseTarget } from '../../src/domain/targets/parse-target.js';
+import type { TargetPin } from '../../src/domain/targets/pin.js';
 import type { ScanTarget, TargetType } from '../../src/domain/targets/target.js';
 import type { EngineCommand, EngineDefinition, ToolEngine } from '../../src/engines/engine.js';
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
@@ -157,6 +158,8 @@ export interface EngineRunSpec {
   readonly options?: Record<string, unknown>;
   /** Validate `options` and fill in the defaults first, as the API would. */
   readonly validate?: boolean;
+  /** What the worker's check settled (default: no address, private targets not allowed). */
+  readonly pin?: TargetPin;
   readonly timeoutMs: number;
   /** Abort once a progress value of at least this arrives (0: the first progress value). */
   readonly abortAtProgress?: number;
@@ -238,6 +241,7 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
     scan: fakeScanRecord(spec.engine, spec.target, options),
     target: spec.target,
     options,
+    pin: spec.pin ?? { address: null, privateTargetsAllowed: false },
     signal: controller.signal,
     timeoutMs: spec.timeoutMs,
     onProgress: (percent) => {
@@ -275,6 +279,7 @@ export interface DoubleRunSpec {
   readonly settings: DoubleSettings;
   readonly target?: ScanTarget;
   readonly options?: Record<string, unknown>;
+  readonly pin?: TargetPin;
   readonly command?: EngineCommand;
   readonly timeoutMs?: number;
   readonly workspaceBase?: string;
@@ -308,6 +313,7 @@ export function useNamedDouble(file: {
       target: run.target ?? file.target,
       options: run.options ?? file.options,
       validate: file.validate,
+      pin: run.pin,
       timeoutMs: run.timeoutMs ?? file.timeoutMs ?? 30_000,
       abortAtProgress: run.abortAtProgress,
     });

@@ -1,12 +1,14 @@
 /**
  * What the tests that scan the deliberately vulnerable test app with a real scanner (sqlmap,
  * wapiti) set up: the vulnerable app, a server that never answers (to cancel a scan that is
- * waiting), and for the end-to-end tests an app whose one worker runs only that engine, through
+ * waiting), a site whose pages send the scanner to another host that counts who came, and for the
+ * end-to-end tests an app whose one worker runs only that engine, through
  * the runners a worker builds at start, with ALLOW_PRIVATE_TARGETS (the vulnerable app is on
  * 127.0.0.1, as a deployment scanning its own network would set it), and a key whose rate limit
  * lets a test poll its scans for minutes.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -39,6 +41,72 @@ export function useVulnerableApp(): { readonly url: string } {
         throw new Error('useVulnerableApp: the app exists only inside tests and hooks');
       }
       return vulnerable.url;
+    },
+  };
+}
+
+/** Listens on 127.0.0.1 on a free port; resolves with the port. */
+async function listenLocally(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') {
+    throw new Error('the server has no TCP address');
+  }
+  return address.port;
+}
+
+export interface ElsewhereSite {
+  /** The site the scanner is given, `http://127.0.0.1:<port>/`. */
+  readonly url: string;
+  /** Connections the other host has received so far. */
+  readonly visits: number;
+}
+
+/**
+ * Two servers on 127.0.0.1 for the whole test file: the site a scan targets and another host,
+ * reached as `localhost` (another host name for the scanner), that only counts connections. The
+ * site's pages send the scanner there: `/jump?id=1` with a 302 redirect, `/meta?id=1` with a meta
+ * refresh, `/` with links to the other host and to `/jump` and `/meta`.
+ */
+export function useElsewhereSite(): ElsewhereSite {
+  let visits = 0;
+  let sitePort = 0;
+  const elsewhere = createServer((socket) => {
+    visits += 1;
+    socket.on('error', () => {
+      // a scanner may reset the connection; it came, which is what counts
+    });
+    socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno');
+  });
+  let elsewherePort = 0;
+  const site = createHttpServer((request, response) => {
+    const other = `http://localhost:${elsewherePort}`;
+    const path = new URL(request.url ?? '/', 'http://site').pathname;
+    if (path === '/jump') {
+      response.writeHead(302, { Location: `${other}/landed?id=1` }).end();
+      return;
+    }
+    const body =
+      path === '/meta'
+        ? `<html><head><meta http-equiv="refresh" content="0; url=${other}/refreshed?id=1"></head><body>moved</body></html>`
+        : `<html><body><a href="${other}/linked?id=1">elsewhere</a> <a href="/jump?id=1">jump</a> <a href="/meta?id=1">meta</a></body></html>`;
+    response.writeHead(200, { 'Content-Type': 'text/html' }).end(body);
+  });
+  beforeAll(async () => {
+    elsewherePort = await listenLocally(elsewhere);
+    sitePort = await listenLocally(site);
+  });
+  afterAll(async () => {
+    site.closeAllConnections();
+    await new Promise((resolve) => site.close(resolve));
+    await new Promise((resolve) => elsewhere.close(resolve));
+  });
+  return {
+    get url() {
+      return `http://127.0.0.1:${sitePort}/`;
+    },
+    get visits() {
+      return visits;
     },
   };
 }

@@ -50,7 +50,7 @@ const workers = await startWorkers({
   config,
   database,
   runners: new Map([['nmap', sleepEngine]]),
-  resolver: { check: async () => ({ ok: true }) },
+  resolver: { check: async () => ({ ok: true, addresses: [] }) },
   logger: createLogger('warn'),
 });
 process.stdout.write(`ready ${workers[0]?.id}\n`);

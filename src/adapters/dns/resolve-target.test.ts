@@ -22,6 +22,8 @@ const lookup = tableLookup({
   'ula.test': ['2001:db8::1', 'fd00::1'],
   'zoned.test': ['fe80::1%eth0'],
   'empty.test': [],
+  'registry.test': ['192.0.2.20'],
+  'inner-registry.test': ['10.1.2.3'],
 });
 
 function target(
@@ -146,6 +148,10 @@ describe('checkResolvedTarget', () => {
       target('169.254.169.254:80/x', 'image', '169.254.169.254', true),
       '169.254.169.254 is a cloud metadata address',
     ],
+    [
+      target('inner-registry.test:5000/app', 'image', 'inner-registry.test'),
+      'inner-registry.test resolves to 10.1.2.3, a private address',
+    ],
   ])('refuses %j with TARGET_NOT_ALLOWED', async (scanTarget, message) => {
     expect(await checkResolvedTarget(scanTarget, false, lookup)).toEqual({
       ok: false,
@@ -160,7 +166,7 @@ describe('checkResolvedTarget', () => {
     [target('192.0.2.1', 'ip', '192.0.2.1', true), ['192.0.2.1']],
     [target('198.51.100.0/24', 'network', '198.51.100.0', true), []],
     [target('alpine:3.19', 'image', null), []],
-    [target('registry.invalid/app', 'image', 'registry.invalid'), []],
+    [target('registry.test/team/app:1', 'image', 'registry.test'), ['192.0.2.20']],
   ])('allows %j', async (scanTarget, addresses) => {
     expect(await checkResolvedTarget(scanTarget, false, lookup)).toEqual({ ok: true, addresses });
   });
@@ -177,7 +183,7 @@ describe('checkResolvedTarget', () => {
     });
   });
 
-  it('does not resolve IP literals, networks or images', async () => {
+  it('does not resolve IP literals, networks or images without a registry', async () => {
     const calls: string[] = [];
     const spy: LookupAddresses = async (host) => {
       calls.push(host);
@@ -185,8 +191,44 @@ describe('checkResolvedTarget', () => {
     };
     await checkResolvedTarget(target('192.0.2.1', 'ip', '192.0.2.1', true), false, spy);
     await checkResolvedTarget(target('192.0.2.0/24', 'network', '192.0.2.0', true), false, spy);
-    await checkResolvedTarget(target('ghcr.io/a/b', 'image', 'ghcr.io'), false, spy);
+    await checkResolvedTarget(target('127.0.0.1:5000/a', 'image', '127.0.0.1', true), true, spy);
+    await checkResolvedTarget(target('alpine:3.19', 'image', null), false, spy);
     expect(calls).toEqual([]);
+  });
+
+  it('resolves an image registry like any host name', async () => {
+    const calls: string[] = [];
+    const spy: LookupAddresses = async (host) => {
+      calls.push(host);
+      return ['192.0.2.1'];
+    };
+    expect(
+      await checkResolvedTarget(target('ghcr.io/a/b', 'image', 'ghcr.io'), false, spy),
+    ).toEqual({ ok: true, addresses: ['192.0.2.1'] });
+    expect(calls).toEqual(['ghcr.io']);
+  });
+
+  it('refuses the registry localhost:5000, which the system resolver answers with loopback', async () => {
+    const result = await checkResolvedTarget(
+      target('localhost:5000/app', 'image', 'localhost'),
+      false,
+    );
+    expect(result).toMatchObject({ ok: false, code: 'TARGET_NOT_ALLOWED' });
+    expect(!result.ok && result.message).toMatch(/^localhost resolves to .+, a loopback address$/);
+  });
+
+  it('answers TARGET_UNRESOLVABLE for a registry that does not resolve', async () => {
+    expect(
+      await checkResolvedTarget(
+        target('registry.invalid/app', 'image', 'registry.invalid'),
+        false,
+        lookup,
+      ),
+    ).toEqual({
+      ok: false,
+      code: 'TARGET_UNRESOLVABLE',
+      message: 'registry.invalid does not resolve to any address',
+    });
   });
 
   it('answers TARGET_UNRESOLVABLE naming a host that does not resolve', async () => {

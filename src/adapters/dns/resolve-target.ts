@@ -8,9 +8,10 @@
  * loopback), as the scanners themselves resolve. Every address counts, not only the first: a scanner
  * may connect to any of them.
  *
- * Image targets are not resolved: trivy looks for the image in the local container runtime first and
- * pulls through its own registry configuration, so the registry name may never be looked up at all.
- * An IP-literal registry is still judged by its address (targetRefusal).
+ * An image's registry is judged like any host (issue 18): an IP-literal registry by its address
+ * (targetRefusal), a named one (`localhost:5000/app`, `registry.example.com/app`) resolved and
+ * every address judged, since trivy pulls from it (`--image-src remote`). An image without a
+ * registry (`alpine:3.19`, Docker Hub implied) has no host to check.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import {
@@ -93,9 +94,9 @@ export async function resolveTargetHost(
 /**
  * Decides whether a scan may start on `target` now: an IP-literal host or a network is judged by its
  * address(es) without DNS; a name is resolved and refused when ANY of its addresses lies in a
- * refused range (unless `allowPrivate`, ALLOW_PRIVATE_TARGETS); an image is not resolved. On success
- * `addresses` holds the resolved addresses (the literal itself for an address, empty for networks,
- * images without an IP-literal registry and allowed names never looked up).
+ * refused range (unless `allowPrivate`, ALLOW_PRIVATE_TARGETS); an image's registry counts as its
+ * host. On success `addresses` holds the resolved addresses (the literal itself for an address,
+ * empty for networks and images without a registry).
  *
  * @example await checkResolvedTarget(target('localhost'), false)
  *   // { ok: false, code: 'TARGET_NOT_ALLOWED', message: 'localhost resolves to 127.0.0.1, a loopback address' }
@@ -117,7 +118,7 @@ export async function checkResolvedTarget(
       addresses: target.type === 'network' || target.host === null ? [] : [target.host],
     };
   }
-  if (target.host === null || target.type === 'image') {
+  if (target.host === null) {
     return { ok: true, addresses: [] };
   }
   const resolved = await resolveTargetHost(target.host, options);

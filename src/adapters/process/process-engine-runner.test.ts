@@ -69,6 +69,7 @@ async function run(engine: ReturnType<typeof engineRunning>) {
     scan: { id: 'scan-1' } as ScanRecord,
     target: TARGET,
     options: {},
+    pin: { address: null, privateTargetsAllowed: false },
     signal: new AbortController().signal,
     timeoutMs: 20_000,
     onProgress: (percent) => progress.push(percent),

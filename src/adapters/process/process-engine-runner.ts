@@ -187,6 +187,7 @@ export function createProcessEngineRunner(
               reportPath,
               workDir: dir,
               privileged: options.privileged,
+              pin: request.pin,
             });
           } catch (error) {
             // A builder refuses what it cannot express safely (validation should have already).

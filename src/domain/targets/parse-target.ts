@@ -14,6 +14,9 @@
  * - A URL's port must be 1–65535 in plain decimal; an empty port (`http://host:/`) is refused.
  * - Invisible formatting characters (Unicode Cf: zero-width, bidirectional marks) count as control
  *   characters; they are never needed, since a URL path can carry them percent-encoded.
+ * - A name of four labels made only of digits and hyphens (`169.254.169.254-254`,
+ *   `10.0-255.0-255.1-254`) is refused: nmap reads it as an address range, not as a name to
+ *   resolve, so it would sweep addresses no check ever judged. No real host name looks like that.
  */
 import ipaddr from 'ipaddr.js';
 import {
@@ -89,6 +92,15 @@ function endsInNumber(name: string): boolean {
   return /^(\d+|0x[0-9a-f]*)$/i.test(last);
 }
 
+/**
+ * Whether nmap would read the name as an IPv4 range: four octet specs, each a number or a range of
+ * numbers (`1-254`). Any label of digits and hyphens counts, whatever nmap then makes of it.
+ */
+function readAsNmapRange(name: string): boolean {
+  const labels = name.split('.');
+  return labels.length === 4 && labels.every((label) => /^[0-9][0-9-]*$/.test(label));
+}
+
 function looksLikeAddress(text: string): boolean {
   // An IPv6 address has at least two colons; one colon is a host:port.
   return text.includes(':')
@@ -162,6 +174,11 @@ function parseName(name: string, isDomain: boolean): Parsed {
   }
   if (endsInNumber(name)) {
     return fail(`${show(name)} ends in a numeric label, which is read as an IPv4 address`);
+  }
+  if (readAsNmapRange(name)) {
+    return fail(
+      `${show(name)} is read as an address range by nmap (four labels of digits or digit ranges), not as a name`,
+    );
   }
   if (isDomain && !name.includes('.')) {
     return fail(`targetType domain does not match ${show(name)}: a domain has at least one dot`);

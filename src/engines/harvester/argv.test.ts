@@ -101,7 +101,12 @@ describe('buildHarvesterArgv', () => {
     const argv = harvesterEngine.command?.buildArgv(
       checked.ok ? checked.options : {},
       domain('example.com'),
-      { reportPath: REPORT, workDir: '/tmp/rampart-harvester-x1y2z3', privileged: true },
+      {
+        reportPath: REPORT,
+        workDir: '/tmp/rampart-harvester-x1y2z3',
+        privileged: true,
+        pin: { address: null, privateTargetsAllowed: false },
+      },
     );
     expect(argv).toEqual([
       '--domain=example.com',

@@ -5,6 +5,9 @@ import { buildNmapArgv } from './argv.js';
 import { type NmapOptions, nmapOptionsSchema, nmapOptionsWithDefaults } from './options.js';
 
 const OUT = '/tmp/rampart-scan-1/nmap.xml';
+/** The address the worker checked for a name target (ignored for addresses and networks). */
+const PINNED = '192.0.2.10';
+const NEVER = 'and not (broadcast or dos or external)';
 const TAIL = ['--stats-every', '2s', '--no-stylesheet', '-oX', OUT, '--'];
 
 function target(type: ScanTarget['type'], value: string): ScanTarget {
@@ -51,11 +54,11 @@ describe('buildNmapArgv', () => {
         'U:53,T:22,80',
         '-sV',
         '-O',
-        '-sC',
-        '--script=vuln,http-title',
+        `--script=(default or vuln or http-title) ${NEVER}`,
         '-Pn',
+        '-n',
         ...TAIL,
-        'db.internal.example',
+        PINNED,
       ],
     ],
     [
@@ -63,7 +66,7 @@ describe('buildNmapArgv', () => {
       options({ timing: 'T0', serviceDetection: false }),
       target('domain', 'example.com'),
       false,
-      ['-sT', '-T0', '-p', '1-1024', '-Pn', ...TAIL, 'example.com'],
+      ['-sT', '-T0', '-p', '1-1024', '-Pn', '-n', ...TAIL, PINNED],
     ],
     [
       'topPorts replaces the port list',
@@ -94,21 +97,70 @@ describe('buildNmapArgv', () => {
       ['-sT', '-T3', '-p', '22', '-6', ...TAIL, '2001:db8::/120'],
     ],
     [
-      'a host name is scanned with -Pn and without -6',
+      'a host name is scanned at its checked IPv4 address with -Pn and -n, without -6',
       options({ ports: '443' }),
       target('host', 'scanme.example.org'),
       false,
-      ['-sT', '-T3', '-p', '443', '-sV', '-Pn', ...TAIL, 'scanme.example.org'],
+      ['-sT', '-T3', '-p', '443', '-sV', '-Pn', '-n', ...TAIL, PINNED],
+    ],
+    [
+      'scriptScan alone: default, wrapped',
+      options({ scriptScan: true, serviceDetection: false }),
+      target('ip', '192.0.2.7'),
+      false,
+      ['-sT', '-T3', '-p', '1-1024', `--script=(default) ${NEVER}`, '-Pn', ...TAIL, '192.0.2.7'],
+    ],
+    [
+      'scripts alone, default named twice: each name once, wrapped',
+      options({ scriptScan: true, scripts: ['default', 'safe'], serviceDetection: false }),
+      target('ip', '192.0.2.7'),
+      false,
+      [
+        '-sT',
+        '-T3',
+        '-p',
+        '1-1024',
+        `--script=(default or safe) ${NEVER}`,
+        '-Pn',
+        ...TAIL,
+        '192.0.2.7',
+      ],
     ],
   ])('%s', (_name, opts, scanTarget, privileged, expected) => {
-    expect(buildNmapArgv(opts, scanTarget, { outputFile: OUT, privileged })).toEqual(expected);
+    expect(
+      buildNmapArgv(opts, scanTarget, { outputFile: OUT, privileged, pinnedAddress: PINNED }),
+    ).toEqual(expected);
+  });
+
+  it.each<[string, ScanTarget, string, string[]]>([
+    ['an IPv4 address', target('domain', 'example.com'), '203.0.113.5', ['-Pn', '-n']],
+    ['an IPv6 address, with -6', target('host', 'v6only'), '2001:db8::5', ['-Pn', '-n', '-6']],
+  ])('scans a name pinned to %s without resolving it', (_name, scanTarget, address, flags) => {
+    const argv = buildNmapArgv(options({ serviceDetection: false }), scanTarget, {
+      outputFile: OUT,
+      privileged: false,
+      pinnedAddress: address,
+    });
+    expect(argv).toEqual(['-sT', '-T3', '-p', '1-1024', ...flags, ...TAIL, address]);
+    expect(argv).not.toContain(scanTarget.value);
+  });
+
+  it('refuses a name the worker checked no address for', () => {
+    expect(() =>
+      buildNmapArgv(DEFAULTS, target('domain', 'example.com'), {
+        outputFile: OUT,
+        privileged: false,
+        pinnedAddress: null,
+      }),
+    ).toThrow('no address was checked for example.com; nmap scans a name only there');
   });
 
   it('puts the target alone after -- even if it looked like an option', () => {
     // Validation already refuses a leading dash; this is the second fence.
-    const argv = buildNmapArgv(DEFAULTS, target('host', '-oN/etc/x'), {
+    const argv = buildNmapArgv(DEFAULTS, target('ip', '-oN/etc/x'), {
       outputFile: OUT,
       privileged: false,
+      pinnedAddress: null,
     });
     expect(argv.slice(-2)).toEqual(['--', '-oN/etc/x']);
     expect(argv.indexOf('--')).toBe(argv.length - 2);
@@ -119,6 +171,7 @@ describe('buildNmapArgv', () => {
       buildNmapArgv(DEFAULTS, target(type, 'https://example.com/'), {
         outputFile: OUT,
         privileged: false,
+        pinnedAddress: PINNED,
       }),
     ).toThrow(`nmap does not scan ${type} targets`);
   });
@@ -179,6 +232,14 @@ describe('nmapOptionsSchema scripts', () => {
     ['upper case', ['Vuln']],
     ['an empty name', ['']],
     ['a 65-character name', ['a'.repeat(65)]],
+    ['the all category (every script there is)', ['all']],
+    ['the broadcast category', ['broadcast']],
+    ['a broadcast- script', ['broadcast-avahi-dos']],
+    ['the dos category', ['dos']],
+    ['the external category', ['external']],
+    ['an operator word (and)', ['http-title', 'and']],
+    ['an operator word (or)', ['or']],
+    ['an operator word (not)', ['not', 'intrusive']],
     ['101 items', Array.from({ length: 101 }, (_, i) => `s${i}`)],
   ])('refuses %s', (_name, scripts) => {
     expect(validate({ scripts })).toBe(false);

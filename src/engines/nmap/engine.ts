@@ -19,6 +19,7 @@ export const nmapEngine: ToolEngine = {
       buildNmapArgv(nmapOptionsWithDefaults({ ...options }), target, {
         outputFile: context.reportPath,
         privileged: context.privileged,
+        pinnedAddress: context.pin.address,
       }),
     parse: (report) => parseNmapXml(report),
     progress: (line, stream) => (stream === 'stdout' ? parseNmapProgress(line) : null),

@@ -23,11 +23,14 @@ const DEFAULTS = {
  *
  * Refused as well: the `broadcast` category and `broadcast-*` scripts (they probe the worker's
  * own network, not the target: a way around TARGET_NOT_ALLOWED), `external` (sends target data to
- * third-party services) and `dos`.
+ * third-party services), `dos`, `all` (every script there is, exploits and brute force included)
+ * and the words `and`, `or`, `not`, which are operators in the expression the names go into.
+ * Scripts of those three categories under other names (`lltd-discovery`, `ipv6-ra-flood`, and
+ * those that `vuln` or `default` pull in) are kept out by that expression (argv.ts).
  */
 export const NseName = Type.String({
-  pattern: '^(?!(broadcast|external|dos)$)(?!broadcast-)[a-z0-9][a-z0-9_-]{0,63}$',
-  description: 'NSE category or script name; not broadcast, broadcast-*, external or dos',
+  pattern: '^(?!(broadcast|external|dos|all|and|or|not)$)(?!broadcast-)[a-z0-9][a-z0-9_-]{0,63}$',
+  description: 'NSE category or script name; not all, broadcast, broadcast-*, external or dos',
 });
 
 /** nmap options (specification, "Engine options"). */

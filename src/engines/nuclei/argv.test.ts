@@ -15,6 +15,8 @@ const FIXED = [
   '-sj',
   '-si=2',
   '-ud=/opt/nuclei-templates',
+  '-ni',
+  '-lna',
 ];
 const ALL_SEVERITIES = '-severity=info,low,medium,high,critical,unknown';
 
@@ -28,7 +30,7 @@ const options = (overrides: Partial<NucleiOptions>): NucleiOptions => ({
   ...overrides,
 });
 const build = (opts: NucleiOptions, scanTarget: ScanTarget) =>
-  buildNucleiArgv(opts, scanTarget, { reportPath: REPORT });
+  buildNucleiArgv(opts, scanTarget, { reportPath: REPORT, privateTargetsAllowed: false });
 
 describe('buildNucleiArgv', () => {
   it.each<[string, NucleiOptions, ScanTarget, string[]]>([
@@ -112,6 +114,16 @@ describe('buildNucleiArgv', () => {
     ],
   ])('%s', (_name, opts, scanTarget, expected) => {
     expect(build(opts, scanTarget)).toEqual(expected);
+  });
+
+  it('keeps -ni but leaves -lna out when private targets are allowed', () => {
+    const argv = buildNucleiArgv(DEFAULTS, target('ip', '10.0.0.5'), {
+      reportPath: REPORT,
+      privateTargetsAllowed: true,
+    });
+    expect(argv).toContain('-ni');
+    expect(argv).not.toContain('-lna');
+    expect(argv).toEqual(build(DEFAULTS, target('ip', '10.0.0.5')).filter((a) => a !== '-lna'));
   });
 
   it('glues every value to its flag, so none can stand as a flag of its own', () => {

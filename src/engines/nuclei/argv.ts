@@ -12,6 +12,8 @@ import { NUCLEI_TEMPLATE_DIRECTORIES, type NucleiOptions } from './options.js';
 export interface NucleiArgvContext {
   /** Where nuclei writes its JSON lines (`-o`), inside the scan's workspace. */
   readonly reportPath: string;
+  /** ALLOW_PRIVATE_TARGETS (`TargetPin.privateTargetsAllowed`): then no `-lna`. */
+  readonly privateTargetsAllowed: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export function nucleiTargetValue(target: ScanTarget): string {
  * The nuclei arguments for one scan, e.g. for `{ type: 'url', value: 'https://example.com/' }` with
  * defaults: `-u=https://example.com/ -jsonl -o=<report> -silent -nc -duc -stats -sj -si=2
  * -ud=/opt/nuclei-templates -t=http/cves/ -t=network/cves/
- * -severity=info,low,medium,high,critical,unknown -c=25 -rl=150`.
+ * -ni -lna -severity=info,low,medium,high,critical,unknown -c=25 -rl=150`.
  * nuclei has no positional target (so no `--`): the target is the value glued to `-u`.
  * Throws for a target type nuclei does not take, and for a target nuclei would expand (an ASN).
  */
@@ -125,6 +127,13 @@ export function buildNucleiArgv(
     '-sj',
     `-si=${NUCLEI_STATS_INTERVAL_SECONDS}`,
     `-ud=${NUCLEI_TEMPLATES_DIR}`,
+    // No interactsh: out-of-band templates would have a third-party server (oast.*) learn which
+    // hosts are scanned, and have the target call it.
+    '-ni',
+    // -restrict-local-network-access: nuclei's own dialer refuses local and private addresses,
+    // also behind a redirect or a name that resolves there later. Left out when private targets
+    // are allowed, where it would refuse the very target the tenant may scan.
+    ...(context.privateTargetsAllowed ? [] : ['-lna']),
     ...optionFlags,
   ];
 }

@@ -19,6 +19,7 @@ export const nucleiEngine: ToolEngine = {
     buildArgv: (options, target, context) =>
       buildNucleiArgv(nucleiOptionsWithDefaults({ ...options }), target, {
         reportPath: context.reportPath,
+        privateTargetsAllowed: context.pin.privateTargetsAllowed,
       }),
     parse: (report, context) => parseNucleiOutput(report, context),
     createParser: (context) => createNucleiParser(context),

@@ -8,8 +8,9 @@ import { type SqlmapOptions, sqlmapOptionsWithDefaults } from './options.js';
 const WORK = '/tmp/rampart-sqlmap-1';
 const TAIL = [
   '--ignore-stdin',
+  '--ignore-redirects',
   `--output-dir=${WORK}/out`,
-  '--answers=extending=N,keep testing=Y',
+  '--answers=extending=N,keep testing=Y,refresh intent=N',
   '--disable-coloring',
 ];
 
@@ -110,7 +111,12 @@ describe('buildSqlmapArgv', () => {
     const argv = command?.buildArgv(
       check.ok ? check.options : {},
       urlTarget('http://127.0.0.1:3000/search?q=apple'),
-      { reportPath: `${WORK}/out/*/log`, workDir: WORK, privileged: false },
+      {
+        reportPath: `${WORK}/out/*/log`,
+        workDir: WORK,
+        privileged: false,
+        pin: { address: null, privateTargetsAllowed: false },
+      },
     );
     expect(argv).toEqual([
       '--url=http://127.0.0.1:3000/search?q=apple',

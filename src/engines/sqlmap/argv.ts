@@ -14,16 +14,20 @@ export interface SqlmapArgvContext {
 export const SQLMAP_OUTPUT_DIR = 'out';
 
 /**
- * Predefined answers to the two questions whose `--batch` default is wrong for a service:
+ * Predefined answers to the three questions whose `--batch` default is wrong for a service:
  * - "for the remaining tests, do you want to include all tests for '<DBMS>' extending provided
  *   level (1) and risk (1) values? [Y/n]": the default Y runs every test for the detected DBMS
  *   whatever `level` and `risk` say, so a tenant's `risk: 1` would still get risk-3 payloads
  *   (`lib/controller/checks.py`, 1.7.2). N keeps sqlmap inside the requested level and risk.
  * - "GET parameter 'q' is vulnerable. Do you want to keep testing the others (if any)? [y/N]":
  *   the default N stops at the first injectable parameter; a scan should report all of them.
+ * - "got a refresh intent (redirect like response common to login pages) to '<url>'. Do you want
+ *   to apply it from now on? [Y/n]": a meta refresh or a `location.href` script in a page, which
+ *   the default Y follows to any URL (`lib/request/connect.py`), another host's included. N
+ *   keeps sqlmap on the target, as `--ignore-redirects` does for HTTP redirects.
  * sqlmap matches each `question=answer` pair as a case-insensitive substring of the question.
  */
-export const SQLMAP_ANSWERS = 'extending=N,keep testing=Y';
+export const SQLMAP_ANSWERS = 'extending=N,keep testing=Y,refresh intent=N';
 
 /**
  * Each option's flags, in the order they appear on the command line. Keyed by option name so the
@@ -46,7 +50,8 @@ const OPTION_FLAGS: {
 /**
  * The sqlmap arguments for one scan, e.g. for `http://app.example/item?id=1` with defaults:
  * `--url=http://app.example/item?id=1 --batch --level=1 --risk=1 --technique=BEUSTQ --ignore-stdin
- * --output-dir=<workDir>/out --answers=extending=N,keep testing=Y --disable-coloring`.
+ * --ignore-redirects --output-dir=<workDir>/out --answers=extending=N,keep testing=Y,refresh
+ * intent=N --disable-coloring`.
  * The target is glued to `--url=`, so even a value starting with `-` could only be the URL.
  * Throws for a target type sqlmap does not take: the engine definition already excludes those.
  */
@@ -65,6 +70,11 @@ export function buildSqlmapArgv(
     // multiple-target mode (a "[1/1] URL" prompt, a results CSV); the worker's stdin is
     // /dev/null, but the scan must not depend on that.
     '--ignore-stdin',
+    // sqlmap 1.7.2 cannot follow redirects on the same host only: it asks once ("got a 302
+    // redirect to '<url>'. Do you want to follow?") and applies the answer to every later
+    // redirect, to any host, and its WAF check follows them whatever the answer was. So it
+    // follows none: the redirect response itself is the page it tests.
+    '--ignore-redirects',
     // Everything sqlmap writes (log, session, target.txt, dumps) stays in the private workspace.
     `--output-dir=${context.workDir}/${SQLMAP_OUTPUT_DIR}`,
     `--answers=${SQLMAP_ANSWERS}`,

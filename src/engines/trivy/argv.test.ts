@@ -126,6 +126,7 @@ describe('buildTrivyArgv', () => {
       reportPath: OUT,
       workDir: '/tmp/rampart-trivy-1',
       privileged: true,
+      pin: { address: null, privateTargetsAllowed: false },
     });
     expect(argv).toEqual([
       'image',

@@ -36,10 +36,10 @@ const options = (overrides: Partial<WapitiOptions>): WapitiOptions => ({
 describe('buildWapitiArgv', () => {
   it.each<[string, WapitiOptions, string, string[]]>([
     [
-      'defaults: no -m (wapiti default modules), domain scope, depth 3',
+      'defaults: no -m (wapiti default modules), folder scope (never another host), depth 3',
       DEFAULTS,
       'https://shop.example/',
-      ['--url=https://shop.example/', '--scope=domain', '--depth=3', ...TAIL],
+      ['--url=https://shop.example/', '--scope=folder', '--depth=3', ...TAIL],
     ],
     [
       'modules, scope and depth',
@@ -59,7 +59,7 @@ describe('buildWapitiArgv', () => {
       'https://shop.example/',
       [
         '--url=https://shop.example/',
-        '--scope=domain',
+        '--scope=folder',
         '--depth=3',
         '--max-scan-time=50',
         '--max-attack-time=50',
@@ -143,7 +143,7 @@ describe('wapitiOptionsWithDefaults', () => {
   it('fills in the specification defaults', () => {
     expect(wapitiOptionsWithDefaults({})).toEqual({
       modules: null,
-      scope: 'domain',
+      scope: 'folder',
       maxDepth: 3,
       maxTimeSeconds: null,
     });
@@ -176,7 +176,7 @@ describe('wapitiOptionsSchema', () => {
   it('fills in scope and depth, and leaves modules absent', () => {
     const input = {};
     expect(validate(input)).toBe(true);
-    expect(input).toEqual({ scope: 'domain', maxDepth: 3 });
+    expect(input).toEqual({ scope: 'folder', maxDepth: 3 });
   });
 
   it.each([

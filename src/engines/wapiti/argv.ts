@@ -68,7 +68,7 @@ const OPTION_FLAGS: {
 
 /**
  * The wapiti arguments for one scan, e.g. for `https://shop.example/` with defaults:
- * `--url=https://shop.example/ --scope=domain --depth=3 --format=json --output=<ws>/report.json
+ * `--url=https://shop.example/ --scope=folder --depth=3 --format=json --output=<ws>/report.json
  * --store-session=<ws>/session --store-config=<ws>/config --flush-session --no-bugreport
  * --verbose=1`. The target is glued to `--url=`, so even a value starting with `-` could only be
  * the URL. Throws for a target type wapiti does not take: the engine definition excludes those.

@@ -40,7 +40,12 @@ describe('buildZapArgv', () => {
 });
 
 describe('zapEngine.command.buildArgv', () => {
-  const context = { reportPath: `${WORK}/report.json`, workDir: WORK, privileged: false };
+  const context = {
+    reportPath: `${WORK}/report.json`,
+    workDir: WORK,
+    privileged: false,
+    pin: { address: null, privateTargetsAllowed: false },
+  };
 
   it('is the same whatever the options: neither target nor option nor secret reaches argv', () => {
     const secret = 'S3cr3t-Passw0rd';

@@ -3,6 +3,7 @@
  */
 import type { DraftFinding } from '../../domain/findings/finding.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
+import type { TargetPin } from '../../domain/targets/pin.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 
 export interface EngineRunRequest {
@@ -10,6 +11,8 @@ export interface EngineRunRequest {
   readonly target: ScanTarget;
   /** The effective options, validated again against the engine's schema at claim time. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** What the worker's target check just before the start settled, for the engine's argv. */
+  readonly pin: TargetPin;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   onProgress(percent: number): void;

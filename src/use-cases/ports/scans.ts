@@ -118,14 +118,21 @@ export interface WorkerDirectory {
 }
 
 export type TargetCheck =
-  | { readonly ok: true }
+  | {
+      readonly ok: true;
+      /** Every address judged: the resolved ones of a name, the literal of an address. */
+      readonly addresses: readonly string[];
+    }
   | {
       readonly ok: false;
       readonly code: 'TARGET_UNRESOLVABLE' | 'TARGET_NOT_ALLOWED';
       readonly message: string;
     };
 
-/** Resolves a target's name (if it has one) and judges every address it resolves to. */
+/**
+ * Resolves a target's name (if it has one; an image's registry too) and judges every address it
+ * resolves to.
+ */
 export interface TargetResolver {
   check(target: ScanTarget, allowPrivate: boolean): Promise<TargetCheck>;
 }

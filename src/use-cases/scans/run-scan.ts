@@ -1,9 +1,9 @@
 /**
  * What a worker does with a claimed scan, between the claim and finish-scan: validate the stored
- * request again (a row is input too), resolve the target's name again just before the start (a
- * name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
- * resolve with TARGET_UNRESOLVABLE), run the engine, and turn its output into the ending and the
- * de-duplicated, fingerprinted findings with their summary.
+ * request again (a row is input too), resolve the target's name (an image's registry too) again
+ * just before the start (a name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
+ * resolve with TARGET_UNRESOLVABLE), run the engine pinned to the address that check judged, and
+ * turn its output into the ending and the de-duplicated, fingerprinted findings with their summary.
  */
 
 import type {
@@ -16,6 +16,7 @@ import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { RunEnding } from '../../domain/scans/status-machine.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
+import { pinnedAddress } from '../../domain/targets/pin.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
@@ -71,16 +72,22 @@ export async function runScan(
       `The stored scan request is no longer valid: ${why}`,
     );
   }
-  if (target.target.host !== null && target.target.type !== 'image') {
+  let addresses: readonly string[] = [];
+  if (target.target.host !== null) {
     const checked = await deps.resolver.check(target.target, deps.allowPrivateTargets);
     if (!checked.ok) {
       return failed(engine.name, checked.code, checked.message);
     }
+    addresses = checked.addresses;
   }
   const output = await runner.run({
     scan,
     target: target.target,
     options: options.options,
+    pin: {
+      address: pinnedAddress(addresses),
+      privateTargetsAllowed: deps.allowPrivateTargets,
+    },
     signal,
     timeoutMs: scan.timeoutSeconds * 1000,
     onProgress,

@@ -9,6 +9,7 @@
 // a flag either), a missing or repeated target or report file, output that is not JSON lines, and
 // values nuclei itself would reject (non-integer numbers, unknown severities). Like goflags, it
 // splits `-u` on commas and refuses when that would give more than the one target Rampart meant.
+// Stricter than nuclei on purpose (Rampart's contract, not nuclei's): interactsh must be off (`-ni`).
 import { one, readArgv, refuse, replay } from './double-kit.mjs';
 
 const TOOL = 'nuclei';
@@ -69,6 +70,8 @@ const KNOWN_FLAGS = {
   '-retries': 'value',
   '-ni': 'switch',
   '-no-interactsh': 'switch',
+  '-lna': 'switch',
+  '-restrict-local-network-access': 'switch',
   '-no-stdin': 'switch',
   // Update
   '-duc': 'switch',
@@ -150,6 +153,9 @@ if (report === undefined || report === '') {
 }
 if (!flags.has('-jsonl') && !flags.has('-j')) {
   refuse(TOOL, 'the report would be screen text: -jsonl (or -j) is required');
+}
+if (!flags.has('-ni') && !flags.has('-no-interactsh')) {
+  refuse(TOOL, 'interactsh would tell a third party which hosts are scanned: -ni is required');
 }
 
 for (const names of INTEGER_FLAGS) {
