@@ -34,7 +34,7 @@ describe('wapiti, for real', () => {
     expect(scan).toMatchObject({
       status: 'completed',
       progress: 100,
-      options: { modules: ['xss', 'sql'], maxDepth: 2, scope: 'folder' },
+      options: { modules: ['xss', 'sql'], maxDepth: 2, scope: 'domain' },
     });
     expect(Date.now() - started).toBeLessThan(60_000);
 

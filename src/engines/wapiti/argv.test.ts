@@ -36,10 +36,28 @@ const options = (overrides: Partial<WapitiOptions>): WapitiOptions => ({
 describe('buildWapitiArgv', () => {
   it.each<[string, WapitiOptions, string, string[]]>([
     [
-      'defaults: no -m (wapiti default modules), folder scope (never another host), depth 3',
+      'defaults: no -m (wapiti default modules), domain scope run as the host, depth 3',
       DEFAULTS,
       'https://shop.example/',
       ['--url=https://shop.example/', '--scope=folder', '--depth=3', ...TAIL],
+    ],
+    [
+      'domain scope of a URL below the root: the origin as base, the URL as start',
+      DEFAULTS,
+      'http://127.0.0.1:8080/app/page?q=1',
+      [
+        '--url=http://127.0.0.1:8080/',
+        '--scope=folder',
+        '--start=http://127.0.0.1:8080/app/page?q=1',
+        '--depth=3',
+        ...TAIL,
+      ],
+    ],
+    [
+      "wapiti's own folder scope keeps the target as base",
+      options({ scope: 'folder' }),
+      'https://shop.example/app/',
+      ['--url=https://shop.example/app/', '--scope=folder', '--depth=3', ...TAIL],
     ],
     [
       'modules, scope and depth',
@@ -143,7 +161,7 @@ describe('wapitiOptionsWithDefaults', () => {
   it('fills in the specification defaults', () => {
     expect(wapitiOptionsWithDefaults({})).toEqual({
       modules: null,
-      scope: 'folder',
+      scope: 'domain',
       maxDepth: 3,
       maxTimeSeconds: null,
     });
@@ -176,7 +194,7 @@ describe('wapitiOptionsSchema', () => {
   it('fills in scope and depth, and leaves modules absent', () => {
     const input = {};
     expect(validate(input)).toBe(true);
-    expect(input).toEqual({ scope: 'folder', maxDepth: 3 });
+    expect(input).toEqual({ scope: 'domain', maxDepth: 3 });
   });
 
   it.each([

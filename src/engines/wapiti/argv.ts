@@ -53,7 +53,8 @@ export function timeShares(
 const OPTION_FLAGS: {
   readonly [K in keyof WapitiOptions]-?: (options: WapitiOptions) => string[];
 } = {
-  scope: (o) => [`--scope=${o.scope}`],
+  // `domain` is handled with the target (scopeFlags): the flag is written there.
+  scope: () => [],
   maxDepth: (o) => [`--depth=${o.maxDepth}`],
   // Module names come from a closed list without commas: the joined list is names and commas.
   modules: (o) => (o.modules === null ? [] : [`--module=${modulesToRun(o.modules).join(',')}`]),
@@ -65,6 +66,28 @@ const OPTION_FLAGS: {
     return [`--max-scan-time=${crawl}`, `--max-attack-time=${perModule}`];
   },
 };
+
+/**
+ * The base URL, start URL and scope. wapiti 3.0.4's own `domain` scope takes in every host of the
+ * target's registered domain (`get_fld`): a scan of `shop.example.com` would crawl and attack any
+ * sub-domain, one the tenant points at 10.0.0.0/8 or 169.254.169.254 included, and no target
+ * check ever judged that name. The specification's `domain` (its default) is therefore run as the
+ * target's host: `folder` scope on the origin (`is_in_scope`: `url.startswith(base.path)`, which
+ * holds scheme, host and port), with the target URL as the start (issue 18). The other scopes are
+ * wapiti's, all within the host.
+ * @example scopeFlags('domain', 'https://shop.example/app/?q=1')
+ * // ['--url=https://shop.example/', '--scope=folder', '--start=https://shop.example/app/?q=1']
+ */
+export function scopeFlags(scope: WapitiOptions['scope'], targetUrl: string): string[] {
+  // Validation admits only absolute http(s) URLs; anything else keeps to the target itself.
+  if (scope !== 'domain' || !URL.canParse(targetUrl)) {
+    return [`--url=${targetUrl}`, `--scope=${scope === 'domain' ? 'folder' : scope}`];
+  }
+  const origin = `${new URL(targetUrl).origin}/`;
+  return origin === targetUrl
+    ? [`--url=${origin}`, '--scope=folder']
+    : [`--url=${origin}`, '--scope=folder', `--start=${targetUrl}`];
+}
 
 /**
  * The wapiti arguments for one scan, e.g. for `https://shop.example/` with defaults:
@@ -83,7 +106,7 @@ export function buildWapitiArgv(
   }
   const optionFlags = Object.values(OPTION_FLAGS).flatMap((flags) => flags(options));
   return [
-    `--url=${target.value}`,
+    ...scopeFlags(options.scope, target.value),
     ...optionFlags,
     // The JSON report goes to a file in the workspace; stdout stays for progress.
     '--format=json',

@@ -60,14 +60,10 @@ export const WAPITI_SCOPES = ['url', 'page', 'folder', 'domain'] as const;
 export type WapitiScope = (typeof WAPITI_SCOPES)[number];
 
 /**
- * The defaults; the schema and `wapitiOptionsWithDefaults` both read them. `scope` is `folder`,
- * not the specification's `domain` (issue 18): wapiti 3.0.4's `domain` takes in every host of the
- * registered domain (`get_fld`), so a scan of `shop.example.com` would crawl and attack any
- * sub-domain, one the tenant points at 10.0.0.0/8 or 169.254.169.254 included. `folder` keeps to
- * URLs that start with the target URL (`is_in_scope`: `url.startswith(base.path)`), never wider
- * than the target's host; it is also wapiti's own default. `domain` stays available on request.
+ * The defaults; the schema and `wapitiOptionsWithDefaults` both read them. `scope` is the
+ * specification's `domain`, which this service runs as the target's host (argv.ts, issue 18).
  */
-const DEFAULTS = { scope: 'folder', maxDepth: 3 } as const satisfies Partial<WapitiOptions>;
+const DEFAULTS = { scope: 'domain', maxDepth: 3 } as const satisfies Partial<WapitiOptions>;
 
 /** wapiti options (specification, "Engine options"). */
 export const wapitiOptionsSchema = Type.Object(
@@ -138,7 +134,7 @@ function isScope(value: unknown): value is WapitiScope {
  * Typed wapiti options from an `options` object that already passed `wapitiOptionsSchema`;
  * absent fields get the specification's defaults. The checks only narrow `unknown`: they do not
  * replace validation (an unknown module name is dropped here, refused by the schema).
- * @example wapitiOptionsWithDefaults({ modules: ['xss'] }).scope // 'folder'
+ * @example wapitiOptionsWithDefaults({ modules: ['xss'] }).scope // 'domain'
  */
 export function wapitiOptionsWithDefaults(input: Record<string, unknown>): WapitiOptions {
   const modules = Array.isArray(input.modules) ? input.modules.filter(isModule) : [];
