@@ -16,6 +16,7 @@ import { riskScore, summarizeFindings } from '../../domain/findings/summary.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { RunEnding } from '../../domain/scans/status-machine.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
@@ -25,7 +26,7 @@ import type { TargetResolver } from '../ports/scans.js';
 export interface RunScanDeps {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
-  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateTargets: PrivateTargetPolicy;
 }
 
 export interface ScanRunResult {
