@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EgressRules, holdEgressRules } from '../../src/adapters/egress/nft-egress.js';
+import { createLogger } from '../../src/adapters/http/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { startEgressRules } from '../../src/main/egress.js';
 
 const isRoot = process.getuid?.() === 0;
 const PATH = process.env.PATH ?? '';
@@ -174,6 +176,33 @@ describe.runIf(isRoot)('scanner egress rules (real kernel, root)', () => {
       expect(response.status).toBe(200);
       expect((await fetch(`http://[::1]:${ports.get('::1')}/`)).status).toBe(200);
     });
+  });
+
+  it('are loaded for a worker under SCANNER_SANDBOX=auto and required, and not under off', async () => {
+    const env = { PATH, SCANNER_EGRESS_TABLE: table, ALLOW_PRIVATE_TARGETS: '10.20.0.0/16' };
+    const logger = createLogger('silent');
+    expect(
+      await startEgressRules(loadConfig({ ...env, SCANNER_SANDBOX: 'off' }), logger),
+    ).toBeNull();
+    expect(tableText()).toBeNull();
+    for (const mode of ['auto', 'required']) {
+      const config = loadConfig({ ...env, SCANNER_SANDBOX: mode });
+      const rules = await startEgressRules(config, logger, { stateDir });
+      try {
+        expect(tableText()).toContain('ip daddr 10.20.0.0/16 accept');
+      } finally {
+        await rules?.release();
+      }
+      expect(tableText()).toBeNull();
+    }
+    const withoutUser = { ...env, SCANNER_USER: 'rampart-none' };
+    const auto = loadConfig({ ...withoutUser, SCANNER_SANDBOX: 'auto' });
+    expect(await startEgressRules(auto, logger, { stateDir })).toBeNull();
+    expect(tableText()).toBeNull();
+    const missingUser = loadConfig({ ...withoutUser, SCANNER_SANDBOX: 'required' });
+    await expect(startEgressRules(missingUser, logger, { stateDir })).rejects.toThrow(
+      /scanner user rampart-none/,
+    );
   });
 
   describe('holders across worker processes', () => {
