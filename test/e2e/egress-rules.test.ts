@@ -1,12 +1,12 @@
 /**
  * The scanner user's egress rules in the real kernel (issue 18, "the target policy in the kernel"):
- * processes run as the scanner user with setpriv (curl, node's fetch, nmap -sT) cannot reach a
- * refused address while an address ALLOW_PRIVATE_TARGETS lists is reachable, root's traffic is
+ * processes run as the scanner user with setpriv (curl, node's fetch, nmap -sT, sqlmap following a
+ * redirect) cannot reach a refused address while an address ALLOW_PRIVATE_TARGETS lists is reachable, root's traffic is
  * untouched, and the rules live exactly as long as some worker process holds them. Runs as root
  * (CI does); each test file uses its own table and state directory, so parallel runs never meet.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -170,6 +170,45 @@ describe.runIf(isRoot)('scanner egress rules (real kernel, root)', () => {
       ).toMatch(REFUSED);
       expect(connections.get('127.0.0.3') ?? 0).toBe(0);
     });
+
+    it('keeps real sqlmap, redirected from 127.0.0.2 to 127.0.0.1, off 127.0.0.1', async () => {
+      // sqlmap under --batch follows a redirect to any host; the kernel stops it at the socket.
+      const target = `http://127.0.0.1:${ports.get('127.0.0.1')}/?id=1`;
+      const redirect = createHttpServer((_request, response) => {
+        response.writeHead(302, { location: target }).end();
+      });
+      let redirected = 0;
+      redirect.on('connection', () => {
+        redirected += 1;
+      });
+      await new Promise<void>((resolve) => redirect.listen(0, '127.0.0.2', resolve));
+      servers.push(redirect);
+      const address = redirect.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      const home = mkdtempSync(join(tmpdir(), 'rampart-sqlmap-'));
+      chownSync(home, idOf('-u'), idOf('-g'));
+      const sqlmap = [
+        `HOME=${home}`,
+        'sqlmap',
+        '-u',
+        `http://127.0.0.2:${port}/?id=1`,
+        '--batch',
+        `--output-dir=${home}/out`,
+      ];
+      try {
+        await asScanner('env', sqlmap);
+        expect(redirected).toBeGreaterThan(0);
+        expect(connections.get('127.0.0.1') ?? 0).toBe(0);
+        // The control: the same run as root follows the redirect to 127.0.0.1.
+        await new Promise((resolve) => {
+          spawn('env', sqlmap, { env: { PATH }, stdio: 'ignore' }).on('close', resolve);
+        });
+        expect(connections.get('127.0.0.1') ?? 0).toBeGreaterThan(0);
+      } finally {
+        connections.delete('127.0.0.1');
+        rmSync(home, { recursive: true, force: true });
+      }
+    }, 60_000);
 
     it("leaves root's traffic untouched", async () => {
       const response = await fetch(`http://127.0.0.1:${ports.get('127.0.0.1')}/`);
