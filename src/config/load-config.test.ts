@@ -89,6 +89,13 @@ describe('loadConfig', () => {
     ['TRUSTED_PROXIES', '10.0.0.0/8,proxy.local'],
     ['AUTH_FAILURES_PER_MINUTE', '1.5'],
     ['LOG_LEVEL', 'loud'],
+    ['ALLOW_PRIVATE_TARGETS', '10.20.0.1/16'],
+    ['ALLOW_PRIVATE_TARGETS', '10.20.0.0/16,true'],
+    ['ALLOW_PRIVATE_TARGETS', '127.1/32'],
+    ['SCANNER_SANDBOX', 'maybe'],
+    ['SCANNER_USER', 'Root User'],
+    ['SCANNER_EGRESS_TABLE', 'rt'],
+    ['SCANNER_EGRESS_TABLE', 'rampart_Egress'],
   ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -99,5 +106,30 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(name);
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('reads ALLOW_PRIVATE_TARGETS as a list of CIDR ranges', () => {
+    expect(
+      loadConfig({ ALLOW_PRIVATE_TARGETS: '10.20.0.0/16, 127.0.0.2,fd00:1::/64,10.20.0.0/16' })
+        .allowPrivateTargets,
+    ).toEqual(['10.20.0.0/16', '127.0.0.2/32', 'fd00:1::/64']);
+    expect(loadConfig({ ALLOW_PRIVATE_TARGETS: '0' }).allowPrivateTargets).toBe(false);
+  });
+
+  it('reads the scanner sandbox mode, user and egress table', () => {
+    expect(loadConfig({})).toMatchObject({
+      scannerSandbox: { mode: 'auto', user: 'rampart-scanner' },
+      scannerEgressTable: 'rampart_egress',
+    });
+    expect(
+      loadConfig({
+        SCANNER_SANDBOX: 'required',
+        SCANNER_USER: 'scan_1',
+        SCANNER_EGRESS_TABLE: 'rampart_test_42',
+      }),
+    ).toMatchObject({
+      scannerSandbox: { mode: 'required', user: 'scan_1' },
+      scannerEgressTable: 'rampart_test_42',
+    });
   });
 });

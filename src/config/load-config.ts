@@ -3,6 +3,11 @@
  * the only module that knows environment variable names (decisions.md, "Running the service").
  */
 import ipaddr from 'ipaddr.js';
+import {
+  allowedRangeError,
+  asCidr,
+  type PrivateTargetPolicy,
+} from '../domain/targets/private-target-policy.js';
 
 export interface Config {
   readonly port: number;
@@ -12,7 +17,8 @@ export interface Config {
   readonly redisUrl: string | null;
   readonly jwt: JwtConfig;
   readonly apiKeyPrefix: string;
-  readonly allowPrivateTargets: boolean;
+  /** ALLOW_PRIVATE_TARGETS: `false`, `true` or the CIDR ranges allowed despite being refused. */
+  readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly allowPrivateWebhooks: boolean;
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
@@ -24,6 +30,10 @@ export interface Config {
   readonly workerShutdownGraceMs: number;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
+  /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER). */
+  readonly scannerSandbox: ScannerSandboxConfig;
+  /** The nftables table (family inet) holding the scanner user's egress rules (SCANNER_EGRESS_TABLE). */
+  readonly scannerEgressTable: string;
   readonly defaultMonthlyScanQuota: number;
   readonly trustedProxies: readonly string[];
   readonly authFailuresPerMinute: number;
@@ -38,6 +48,18 @@ export type JwtConfig =
       readonly issuer: string | null;
       readonly audience: string | null;
     };
+
+export type ScannerSandboxMode = 'auto' | 'required' | 'off';
+
+/**
+ * `auto`: sandbox when this machine can, otherwise start with a warning naming what is missing;
+ * `required`: refuse to start without it; `off`: run scanners as the service's own user.
+ */
+export interface ScannerSandboxConfig {
+  readonly mode: ScannerSandboxMode;
+  /** The unprivileged user scanners run as inside the sandbox. */
+  readonly user: string;
+}
 
 /** A bad value; `main` prints the one-line message and exits with code 1. */
 export class ConfigError extends Error {
@@ -80,6 +102,53 @@ function boolean(env: Env, name: string): boolean {
     return false;
   }
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/**
+ * ALLOW_PRIVATE_TARGETS: `true`/`1`, `false`/`0` (the default), or a comma-separated list of
+ * canonical addresses and CIDR ranges, kept as CIDR ranges.
+ */
+function privateTargetPolicy(env: Env): PrivateTargetPolicy {
+  const raw = read(env, 'ALLOW_PRIVATE_TARGETS');
+  if (raw === undefined || !/[./:]/.test(raw)) {
+    return boolean(env, 'ALLOW_PRIVATE_TARGETS');
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const problem = allowedRangeError(entry);
+    if (problem !== null) {
+      throw new ConfigError(
+        'ALLOW_PRIVATE_TARGETS',
+        `must be true, false or a comma-separated list of CIDR ranges: ${problem}`,
+      );
+    }
+  }
+  return Object.freeze([...new Set(entries.map(asCidr))]);
+}
+
+function scannerSandbox(env: Env): ScannerSandboxConfig {
+  const mode = read(env, 'SCANNER_SANDBOX') ?? 'auto';
+  if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
+    throw new ConfigError('SCANNER_SANDBOX', `must be auto, required or off, got "${mode}"`);
+  }
+  const user = read(env, 'SCANNER_USER') ?? 'rampart-scanner';
+  // A name useradd would accept: the value reaches setpriv and id as one argument.
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) {
+    throw new ConfigError('SCANNER_USER', `must be a user name, got "${user}"`);
+  }
+  return Object.freeze({ mode, user });
+}
+
+function egressTable(env: Env): string {
+  const table = read(env, 'SCANNER_EGRESS_TABLE') ?? 'rampart_egress';
+  // The prefix keeps the name clear of nft keywords (`rt`, `ip` …) and shows whose table it is.
+  if (!/^rampart_[a-z0-9_]{1,40}$/.test(table)) {
+    throw new ConfigError(
+      'SCANNER_EGRESS_TABLE',
+      `must be rampart_ followed by 1-40 lower-case letters, digits or underscores, got "${table}"`,
+    );
+  }
+  return table;
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -173,7 +242,7 @@ export function loadConfig(env: Env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwt: Object.freeze(jwtConfig(env)),
     apiKeyPrefix: prefix,
-    allowPrivateTargets: boolean(env, 'ALLOW_PRIVATE_TARGETS'),
+    allowPrivateTargets: privateTargetPolicy(env),
     allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),
     webhookRetryDelaysMs: Object.freeze(retryDelays(env)),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
@@ -182,6 +251,8 @@ export function loadConfig(env: Env): Config {
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
     workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     scannerPath: read(env, 'PATH') ?? null,
+    scannerSandbox: scannerSandbox(env),
+    scannerEgressTable: egressTable(env),
     defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
     trustedProxies: Object.freeze(trustedProxies(env)),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),

@@ -41,6 +41,7 @@ import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
+import { startEgressRules } from './egress.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -176,6 +177,8 @@ export async function composeApp(
     ping: () => database.ping(),
   };
   const app = await buildApp(deps, logger);
+  // The scanner user's egress rules exist while this process runs workers.
+  const egress = config.workers > 0 ? await startEgressRules(config, logger) : null;
   const workers = await startWorkers({
     config,
     database,
@@ -196,6 +199,7 @@ export async function composeApp(
     async close() {
       await app.close();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
+      await egress?.release();
       await dispatcher.stop();
       await webhookClient.close();
       await lastUsed.close();

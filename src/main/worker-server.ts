@@ -2,7 +2,8 @@
  * `npm run worker`: scan workers only, no HTTP, for running more worker processes (or machines)
  * against one PostgreSQL (DATABASE_URL). Each registers the engines whose scanners it found; the
  * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
- * scans finish for WORKER_SHUTDOWN_GRACE_MS, then hands the rest back to the queue.
+ * scans finish for WORKER_SHUTDOWN_GRACE_MS, then hands the rest back to the queue. The scanner
+ * user's egress rules (egress.ts) are loaded before the workers start and released after they stop.
  */
 import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import { createLogger } from '../adapters/http/logger.js';
@@ -10,6 +11,7 @@ import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js'
 import { loadConfigOrExit } from '../config/load-config.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
+import { startEgressRules } from './egress.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     timeoutMs: config.webhookTimeoutMs,
     logger,
   });
+  const egress = await startEgressRules(config, logger);
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping workers');
     Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
+      .then(() => egress?.release())
       .then(() => dispatcher.stop())
       .then(() => webhookClient.close())
       .then(() => database.close())

@@ -28,6 +28,7 @@ import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
 import { renewLeases } from '../adapters/queue/renew-leases.js';
 import { returnScans } from '../adapters/queue/return-scans.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
+import type { PrivateTargetPolicy } from '../domain/targets/private-target-policy.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import {
@@ -43,7 +44,7 @@ export interface ScanWorkerOptions {
   readonly database: DatabaseHandle;
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
-  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly concurrency: number;
   /** A claim's lifetime without heartbeat; heartbeats come every third of it. */
   readonly leaseMs: number;

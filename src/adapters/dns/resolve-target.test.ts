@@ -183,6 +183,33 @@ describe('checkResolvedTarget', () => {
     });
   });
 
+  it('allows only the listed ranges when private targets are allowed by a list', async () => {
+    const policy = ['127.0.0.0/30', '10.0.0.0/24'];
+    expect(
+      await checkResolvedTarget(target('loopback.test', 'domain', 'loopback.test'), policy, lookup),
+    ).toEqual({ ok: true, addresses: ['127.0.0.1'] });
+    expect(
+      await checkResolvedTarget(target('mapped.test', 'host', 'mapped.test'), policy, lookup),
+    ).toEqual({ ok: true, addresses: ['::ffff:127.0.0.1'] });
+    expect(
+      await checkResolvedTarget(target('10.0.0.0/25', 'network', '10.0.0.0', true), policy, lookup),
+    ).toEqual({ ok: true, addresses: [] });
+    expect(
+      await checkResolvedTarget(target('metadata.test', 'domain', 'metadata.test'), policy, lookup),
+    ).toEqual({
+      ok: false,
+      code: 'TARGET_NOT_ALLOWED',
+      message: 'metadata.test resolves to 169.254.169.254, a cloud metadata address',
+    });
+    expect(
+      await checkResolvedTarget(target('10.0.0.0/16', 'network', '10.0.0.0', true), policy, lookup),
+    ).toEqual({
+      ok: false,
+      code: 'TARGET_NOT_ALLOWED',
+      message: '10.0.0.0/16 includes private addresses',
+    });
+  });
+
   it('does not resolve IP literals, networks or images without a registry', async () => {
     const calls: string[] = [];
     const spy: LookupAddresses = async (host) => {

@@ -14,9 +14,10 @@
  * registry (`alpine:3.19`, Docker Hub implied) has no host to check.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import {
+  addressRefusal,
   describeRefusedRange,
-  refusedRangeOf,
   targetRefusal,
 } from '../../domain/targets/refused-ranges.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
@@ -94,8 +95,8 @@ export async function resolveTargetHost(
 /**
  * Decides whether a scan may start on `target` now: an IP-literal host or a network is judged by its
  * address(es) without DNS; a name is resolved and refused when ANY of its addresses lies in a
- * refused range (unless `allowPrivate`, ALLOW_PRIVATE_TARGETS); an image's registry counts as its
- * host. On success `addresses` holds the resolved addresses (the literal itself for an address,
+ * refused range that `allowPrivate` (ALLOW_PRIVATE_TARGETS) does not allow; an image's registry
+ * counts as its host. On success `addresses` holds the resolved addresses (the literal itself for an address,
  * empty for networks and images without a registry).
  *
  * @example await checkResolvedTarget(target('localhost'), false)
@@ -103,13 +104,13 @@ export async function resolveTargetHost(
  */
 export async function checkResolvedTarget(
   target: ScanTarget,
-  allowPrivate: boolean,
+  allowPrivate: PrivateTargetPolicy,
   lookupOrOptions: LookupAddresses | ResolveTargetOptions = {},
 ): Promise<CheckResolvedTargetResult> {
   const options =
     typeof lookupOrOptions === 'function' ? { lookup: lookupOrOptions } : lookupOrOptions;
   if (target.type === 'network' || target.hostIsAddress) {
-    const refusal = allowPrivate ? null : targetRefusal(target);
+    const refusal = targetRefusal(target, allowPrivate);
     if (refusal !== null) {
       return { ok: false, code: 'TARGET_NOT_ALLOWED', message: refusal };
     }
@@ -122,11 +123,11 @@ export async function checkResolvedTarget(
     return { ok: true, addresses: [] };
   }
   const resolved = await resolveTargetHost(target.host, options);
-  if (!resolved.ok || allowPrivate) {
+  if (!resolved.ok || allowPrivate === true) {
     return resolved;
   }
   for (const address of resolved.addresses) {
-    const range = refusedRangeOf(address);
+    const range = addressRefusal(address, allowPrivate);
     if (range !== null) {
       return {
         ok: false,

@@ -12,7 +12,7 @@ export interface TargetPin {
    * registry). Only this address was checked at start; the name may resolve elsewhere later.
    */
   readonly address: string | null;
-  /** ALLOW_PRIVATE_TARGETS: whether the refused ranges may be reached at all. */
+  /** ALLOW_PRIVATE_TARGETS: whether any address of the refused ranges may be reached (`true` or a list). */
   readonly privateTargetsAllowed: boolean;
 }
 

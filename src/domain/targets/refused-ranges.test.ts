@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addressRefusal,
   describeRefusedRange,
+  refusedCidrs,
   refusedRangeOf,
   refusedRangeOfNetwork,
   targetRefusal,
@@ -218,5 +220,61 @@ describe('targetRefusal', () => {
     target('http://[2001:db8::1]:8080/', 'url', '2001:db8::1', true),
   ])('finds nothing to refuse in %j (names are judged after resolution)', (scanTarget) => {
     expect(targetRefusal(scanTarget)).toBeNull();
+  });
+
+  it('lets ALLOW_PRIVATE_TARGETS decide, as a list of ranges or all at once', () => {
+    const own = target('10.20.0.0/24', 'network', '10.20.0.0', true);
+    const other = target('10.21.0.0/24', 'network', '10.21.0.0', true);
+    const wide = target('10.20.0.0/15', 'network', '10.20.0.0', true);
+    const allowed = target('http://127.0.0.2/', 'url', '127.0.0.2', true);
+    const loopback = target('127.0.0.1', 'ip', '127.0.0.1', true);
+    const policy = ['10.20.0.0/16', '127.0.0.2/32'];
+    expect(targetRefusal(own, policy)).toBeNull();
+    expect(targetRefusal(allowed, policy)).toBeNull();
+    expect(targetRefusal(other, policy)).toBe('10.21.0.0/24 includes private addresses');
+    expect(targetRefusal(wide, policy)).toBe('10.20.0.0/15 includes private addresses');
+    expect(targetRefusal(loopback, policy)).toBe('127.0.0.1 is a loopback address');
+    expect(targetRefusal(loopback, true)).toBeNull();
+    expect(targetRefusal(loopback, false)).toBe('127.0.0.1 is a loopback address');
+  });
+});
+
+describe('addressRefusal', () => {
+  it.each([
+    ['127.0.0.1', false, 'loopback'],
+    ['127.0.0.1', true, null],
+    ['127.0.0.2', ['127.0.0.2/32'], null],
+    ['::ffff:127.0.0.2', ['127.0.0.2/32'], null],
+    ['127.0.0.3', ['127.0.0.2/32'], 'loopback'],
+    ['169.254.169.254', ['10.0.0.0/8'], 'cloud metadata'],
+    ['203.0.113.7', false, null],
+  ] as const)('%s under %j: %s', (address, policy, name) => {
+    expect(addressRefusal(address, policy)).toBe(name);
+  });
+});
+
+describe('refusedCidrs', () => {
+  it('lists every refused range, and the IPv6 prefixes that carry a refused IPv4 range', () => {
+    const { ipv4, ipv6 } = refusedCidrs();
+    expect(ipv4).toEqual(
+      expect.arrayContaining(['127.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '169.254.169.254/32']),
+    );
+    expect(ipv6).toEqual(
+      expect.arrayContaining([
+        '::1/128',
+        'fc00::/7',
+        '::ffff:7f00:0/104',
+        '64:ff9b::a00:0/104',
+        '2002:7f00::/24',
+        '2001::/32',
+      ]),
+    );
+  });
+
+  it('agrees with refusedRangeOf on every range it lists', () => {
+    const { ipv4, ipv6 } = refusedCidrs();
+    for (const cidr of [...ipv4, ...ipv6]) {
+      expect(refusedRangeOfNetwork(cidr), cidr).not.toBeNull();
+    }
   });
 });

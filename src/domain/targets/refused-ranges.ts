@@ -14,6 +14,11 @@
  */
 import ipaddr from 'ipaddr.js';
 import { normalizeAddress } from '../network/ip-allowlist.js';
+import {
+  allowsPrivateAddress,
+  allowsPrivateNetwork,
+  type PrivateTargetPolicy,
+} from './private-target-policy.js';
 import type { ScanTarget } from './target.js';
 
 export type RefusedRangeName =
@@ -37,6 +42,7 @@ interface Prefix {
 
 interface Range extends Prefix {
   readonly name: RefusedRangeName;
+  readonly cidr: string;
 }
 
 function prefixOf(cidr: string): Prefix {
@@ -45,7 +51,7 @@ function prefixOf(cidr: string): Prefix {
 }
 
 function range(name: RefusedRangeName, cidr: string): Range {
-  return { name, ...prefixOf(cidr) };
+  return { name, cidr, ...prefixOf(cidr) };
 }
 
 // Order matters: the first match names an address, so the single metadata addresses come before the
@@ -142,6 +148,38 @@ function firstOverlap(bytes: readonly number[], prefix: number): RefusedRangeNam
   return null;
 }
 
+/** An IPv6 prefix as text from its 16 bytes. */
+function ipv6Cidr(bytes: readonly number[], prefix: number): string {
+  return `${ipaddr.fromByteArray([...bytes]).toString()}/${prefix}`;
+}
+
+/**
+ * Every refused range as CIDR text for a packet filter, which cannot look inside an address the way
+ * refusedRangeOf does: the IPv4 ranges, the IPv6 ranges, and for each IPv6 prefix that carries an
+ * IPv4 address the prefixes that carry a refused IPv4 range (`::ffff:127.0.0.0/104`). Teredo is
+ * listed whole (2001::/32): its client address sits behind 64 free bits, so no prefix selects it.
+ *
+ * @example refusedCidrs().ipv4[0] // '169.254.169.254/32'
+ */
+export function refusedCidrs(): { ipv4: string[]; ipv6: string[] } {
+  const embedded: string[] = [];
+  for (const { outer, offset, inverted } of EMBEDDINGS) {
+    if (inverted) {
+      embedded.push(ipv6Cidr(outer.bytes, outer.prefix));
+      continue;
+    }
+    for (const v4 of IPV4_RANGES) {
+      const bytes = [...outer.bytes];
+      bytes.splice(offset / 8, 4, ...v4.bytes);
+      embedded.push(ipv6Cidr(bytes, offset + v4.prefix));
+    }
+  }
+  return {
+    ipv4: IPV4_RANGES.map((candidate) => candidate.cidr),
+    ipv6: [...IPV6_RANGES.map((candidate) => candidate.cidr), ...embedded],
+  };
+}
+
 /**
  * The name of the refused range an IP address falls in, or null when it is allowed or is not an IP
  * address. Lenient on purpose: resolver answers may carry a zone (`fe80::1%eth0`) and forms such as
@@ -181,20 +219,40 @@ export function describeRefusedRange(name: RefusedRangeName): string {
 }
 
 /**
- * Why a target is refused before any name resolution: an IP-literal host (of an ip, host, url or
- * image target) in a refused range, or a network overlapping one. Null for names, which are judged
- * after resolution, and for allowed addresses.
+ * The refused range a scan may not reach `address` in under ALLOW_PRIVATE_TARGETS `policy`, or null
+ * when the address is in none or the policy allows it.
+ *
+ * @example addressRefusal('127.0.0.1', ['127.0.0.2/32']) // 'loopback'
+ */
+export function addressRefusal(
+  address: string,
+  policy: PrivateTargetPolicy,
+): RefusedRangeName | null {
+  const name = refusedRangeOf(address);
+  return name === null || allowsPrivateAddress(policy, address) ? null : name;
+}
+
+/**
+ * Why a target is refused before any name resolution under ALLOW_PRIVATE_TARGETS `policy` (off
+ * unless given): an IP-literal host (of an ip, host, url or image target) in a refused range, or a
+ * network overlapping one, that the policy does not allow. Null for names, which are judged after
+ * resolution, and for allowed addresses.
  *
  * @example targetRefusal(ipTarget('127.0.0.1')) // '127.0.0.1 is a loopback address'
  */
-export function targetRefusal(target: ScanTarget): string | null {
+export function targetRefusal(
+  target: ScanTarget,
+  policy: PrivateTargetPolicy = false,
+): string | null {
   if (target.type === 'network') {
     const name = refusedRangeOfNetwork(target.value);
-    return name === null ? null : `${target.value} includes ${name} addresses`;
+    return name === null || allowsPrivateNetwork(policy, target.value)
+      ? null
+      : `${target.value} includes ${name} addresses`;
   }
   if (!target.hostIsAddress || target.host === null) {
     return null;
   }
-  const name = refusedRangeOf(target.host);
+  const name = addressRefusal(target.host, policy);
   return name === null ? null : `${target.host} is ${describeRefusedRange(name)}`;
 }

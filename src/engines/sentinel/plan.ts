@@ -219,7 +219,7 @@ function evaluate(engineName: EngineName, input: SentinelPlanInput): Verdict {
     return skip('target', problem);
   }
   // Defensive: the parent's target passed the same rules, and a child's host is the parent's.
-  const refusal = input.allowPrivateTargets ? null : targetRefusal(target);
+  const refusal = targetRefusal(target, input.allowPrivateTargets);
   if (refusal !== null) {
     return skip('target', refusal);
   }

@@ -4,6 +4,7 @@
  * and the correlated, risk-scored findings the parent scan shows. Pure types.
  */
 import type { FingerprintedFinding, Severity } from '../../domain/findings/finding.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 import type { EngineName } from '../engine.js';
 
@@ -30,8 +31,8 @@ export interface SentinelPlanInput {
   readonly runnable: ReadonlySet<string>;
   /** The `timeout` the request gave (seconds), or null when it gave none. */
   readonly timeoutSeconds: number | null;
-  /** Whether private and loopback targets are allowed (ALLOW_PRIVATE_TARGETS). */
-  readonly allowPrivateTargets: boolean;
+  /** Which private and loopback targets are allowed (ALLOW_PRIVATE_TARGETS). */
+  readonly allowPrivateTargets: PrivateTargetPolicy;
 }
 
 /** One engine the sentinel scan runs, as a child scan. */

@@ -6,6 +6,7 @@
 import type { Finding, Severity } from '../../domain/findings/finding.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { CancelConflict, ScanStatus } from '../../domain/scans/status-machine.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 import type { Page } from './common.js';
 
@@ -134,5 +135,5 @@ export type TargetCheck =
  * resolves to.
  */
 export interface TargetResolver {
-  check(target: ScanTarget, allowPrivate: boolean): Promise<TargetCheck>;
+  check(target: ScanTarget, allowPrivate: PrivateTargetPolicy): Promise<TargetCheck>;
 }

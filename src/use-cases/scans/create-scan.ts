@@ -5,6 +5,7 @@
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
 import type { Clock, IdSource } from '../ports/common.js';
@@ -36,7 +37,7 @@ export interface ChildScanPlanner {
       readonly caller: ScanCaller;
       readonly runnable: ReadonlySet<string>;
       readonly ids: IdSource;
-      readonly allowPrivateTargets: boolean;
+      readonly allowPrivateTargets: PrivateTargetPolicy;
     },
   ): ChildScanPlan | null;
 }
@@ -50,7 +51,7 @@ export interface CreateScanDeps {
   readonly urls: WebhookUrlChecker;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
-  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly templates: TemplateStore;
   /** Decides the quota month of a new scan. */
   readonly clock: Clock;
@@ -127,10 +128,14 @@ export async function createScan(
       throw new ApiError(callback.code, { reason: callback.reason });
     }
   }
-  if (!deps.allowPrivateTargets && !request.target.hostIsAddress && request.target.host !== null) {
+  if (
+    deps.allowPrivateTargets !== true &&
+    !request.target.hostIsAddress &&
+    request.target.host !== null
+  ) {
     // A name that does not resolve now is accepted: the worker resolves it again at start and
     // fails the scan with TARGET_UNRESOLVABLE (decisions.md, "How a scan ends").
-    const resolved = await deps.resolver.check(request.target, false);
+    const resolved = await deps.resolver.check(request.target, deps.allowPrivateTargets);
     if (!resolved.ok && resolved.code === 'TARGET_NOT_ALLOWED') {
       throw new ApiError(
         'TARGET_NOT_ALLOWED',

@@ -17,6 +17,7 @@ import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { RunEnding } from '../../domain/scans/status-machine.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
 import { pinnedAddress } from '../../domain/targets/pin.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
@@ -26,7 +27,7 @@ import type { TargetResolver } from '../ports/scans.js';
 export interface RunScanDeps {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
-  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateTargets: PrivateTargetPolicy;
 }
 
 export interface ScanRunResult {
@@ -86,7 +87,10 @@ export async function runScan(
     options: options.options,
     pin: {
       address: pinnedAddress(addresses),
-      privateTargetsAllowed: deps.allowPrivateTargets,
+      // nuclei's -lna refuses every private address, so it is left out when any is allowed.
+      privateTargetsAllowed:
+        deps.allowPrivateTargets === true ||
+        (Array.isArray(deps.allowPrivateTargets) && deps.allowPrivateTargets.length > 0),
     },
     signal,
     timeoutMs: scan.timeoutSeconds * 1000,

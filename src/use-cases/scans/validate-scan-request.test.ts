@@ -165,6 +165,19 @@ describe('validateScanRequest', () => {
     expect(codeOf({ target: '10.0.0.0/16', scanType: 'nmap' }, context)).toBe('ok');
   });
 
+  it('allows only the listed ranges when ALLOW_PRIVATE_TARGETS is a list', () => {
+    const context = {
+      allowedScanTypes: null,
+      allowPrivateTargets: ['127.0.0.2/32', '10.20.0.0/16'],
+    };
+    expect(codeOf({ target: 'http://127.0.0.2:8080/', scanType: 'wapiti' }, context)).toBe('ok');
+    expect(codeOf({ target: '10.20.4.0/24', scanType: 'nmap' }, context)).toBe('ok');
+    expect(codeOf({ target: '127.0.0.1', scanType: 'nmap' }, context)).toBe('TARGET_NOT_ALLOWED');
+    expect(codeOf({ target: '10.21.0.0/16', scanType: 'nmap' }, context)).toBe(
+      'TARGET_NOT_ALLOWED',
+    );
+  });
+
   it('checks the key allowedScanTypes, and each sentinel member engine', () => {
     const key = { allowedScanTypes: ['nmap', 'sentinel'], allowPrivateTargets: false };
     expect(codeOf({ target: 'https://app.example/', scanType: 'zap' }, key)).toBe(

@@ -14,6 +14,7 @@
 import { ApiError } from '../../domain/errors.js';
 import { DEFAULT_PRIORITY, isPriority, type Priority } from '../../domain/scans/priority.js';
 import { parseTarget } from '../../domain/targets/parse-target.js';
+import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { targetRefusal } from '../../domain/targets/refused-ranges.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 import { compileBodyCheck, firstWith } from '../../domain/validation/ajv.js';
@@ -41,7 +42,8 @@ export interface ValidScanRequest {
 export interface ScanRequestContext {
   /** The caller's allowed engines; null: every engine (a dashboard JWT). */
   readonly allowedScanTypes: readonly string[] | null;
-  readonly allowPrivateTargets: boolean;
+  /** ALLOW_PRIVATE_TARGETS: which addresses in refused ranges targets may name. */
+  readonly allowPrivateTargets: PrivateTargetPolicy;
 }
 
 export type ScanRequestCheck =
@@ -112,7 +114,7 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (badUrl !== null) {
     return fail(new ApiError('INVALID_WEBHOOK_URL', { reason: badUrl }));
   }
-  const refusal = context.allowPrivateTargets ? null : targetRefusal(parsed.target);
+  const refusal = targetRefusal(parsed.target, context.allowPrivateTargets);
   if (refusal !== null) {
     return fail(new ApiError('TARGET_NOT_ALLOWED', { reason: refusal }));
   }
