@@ -1,10 +1,11 @@
 /**
  * The real entry points as separate processes: the server refuses a bad configuration with a
- * one-line message and exit code 1; the CLI prints a token the server accepts.
+ * one-line message and exit code 1, and a DATA_DIR open to others; the CLI prints a token the
+ * server accepts.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +30,44 @@ describe('server process', () => {
     expect(result.stderr.trim()).toBe(
       'Invalid configuration: PORT must be an integer from 0 to 65535, got "nope"',
     );
+  });
+});
+
+describe('DATA_DIR, which holds the database and the JWT secret', () => {
+  it('refuses to start when it is open to its group or others, and opens nothing in it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-open-'));
+    try {
+      await chmod(dataDir, 0o755);
+      const result = await run(TSX, ['src/main/server.ts'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', WORKERS: '0' },
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        `Rampart failed to start: DATA_DIR ${dataDir} is open to its group or others (mode 0755); it holds the database and the JWT secret: run chmod 700 ${dataDir}`,
+      );
+      expect(await readdir(dataDir)).toEqual([]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('is created 0700 when missing, with the generated secret 0600 inside', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'rampart-new-'));
+    const dataDir = join(parent, 'data');
+    try {
+      await run(process.execPath, ['bin/rampart.js', 'token', '--tenant', randomUUID()], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+      });
+      expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+      expect((await stat(join(dataDir, 'jwt-secret'))).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDataDir } from '../data-dir/private-data-dir.js';
 
 /**
  * The HS256 secret when JWT_SECRET is unset: generated once into `<DATA_DIR>/jwt-secret` (mode
  * 0600) and read back on every later start, so tokens survive restarts and the CLI signs with it.
+ * DATA_DIR must be private (private-data-dir.ts).
  */
 export async function loadOrCreateJwtSecret(dataDir: string): Promise<string> {
+  await ensurePrivateDataDir(dataDir);
   const file = join(dataDir, 'jwt-secret');
   try {
     return (await readFile(file, 'utf8')).trim();
@@ -15,7 +18,6 @@ export async function loadOrCreateJwtSecret(dataDir: string): Promise<string> {
       throw error;
     }
   }
-  await mkdir(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   try {
     // 'wx' fails if another process created it first; then that one's secret wins.

@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { ensurePrivateDataDir, withPrivateUmask } from '../data-dir/private-data-dir.js';
 import type { Database } from './database.js';
 import { PgliteDialect, withPgliteLock } from './pglite-dialect.js';
 
@@ -67,14 +67,17 @@ export function connectPostgres(
   };
 }
 
-/** Opens the embedded database: in memory when `dataDir` is null, else under `<dataDir>/pglite`. */
+/**
+ * Opens the embedded database: in memory when `dataDir` is null, else under `<dataDir>/pglite`,
+ * in a private DATA_DIR (private-data-dir.ts; refused when open to others).
+ */
 export async function openPglite(dataDir: string | null): Promise<{ pglite: PGlite }> {
   if (dataDir === null) {
     return { pglite: await PGlite.create() };
   }
+  await ensurePrivateDataDir(dataDir);
   const dir = join(dataDir, 'pglite');
-  await mkdir(dir, { recursive: true });
-  return { pglite: await PGlite.create(dir) };
+  return { pglite: await withPrivateUmask(() => PGlite.create(dir)) };
 }
 
 /** Wraps an open PGlite instance; `ownsInstance` decides whether close() closes it. */
