@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { sqlmapFailure } from './failure.js';
 
 describe('sqlmapFailure', () => {
-  it('reads the verdict of an unreachable target (lines of sqlmap 1.7.2 against a closed port)', () => {
+  it('reads the verdict of an unreachable target as a fixed message, without the system error', () => {
     expect(
       sqlmapFailure(
         "[15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused')",
       ),
-    ).toBe("unable to connect to the target URL ('Connection refused')");
+    ).toBe('unable to connect to the target URL');
   });
 
   it('ignores the retry notice that comes before the verdict', () => {
@@ -23,7 +23,7 @@ describe('sqlmapFailure', () => {
       sqlmapFailure(
         "[10:00:00] [CRITICAL] no parameter(s) found for testing in the provided data (e.g. GET parameter 'id' in 'www.site.com/index.php?id=1')",
       ),
-    ).toMatch(/^no parameter\(s\) found for testing/);
+    ).toBe('no parameter found for testing in the target URL');
   });
 
   it.each([

@@ -10,22 +10,31 @@
  * appear to be injectable` is a clean result, not a failure, and is not matched.
  */
 
-const FAILURES: readonly RegExp[] = [
-  /^unable to connect to the target URL(?!.*going to retry)/,
-  /^no parameter\(s\) found for testing/,
+/**
+ * Each known failure and the fixed message it ends the scan with. The line itself is not passed
+ * on: its details (the system's error text, parts of the target's answer) come from outside, and
+ * a scan's error reaches the API and the `scan.failed` body (issue 18).
+ */
+const FAILURES: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /^unable to connect to the target URL(?!.*going to retry)/,
+    'unable to connect to the target URL',
+  ],
+  [/^no parameter\(s\) found for testing/, 'no parameter found for testing in the target URL'],
 ];
 
 const CRITICAL_LINE = /^(?:\[[0-9:]{8}\] )?\[CRITICAL\] (.+)$/;
 
 /**
- * The failure a stdout line of sqlmap reports, or null (also for every other line).
+ * The failure a stdout line of sqlmap reports, as a fixed message, or null (also for every other
+ * line).
  * @example sqlmapFailure("[15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused')")
- *   // "unable to connect to the target URL ('Connection refused')"
+ *   // 'unable to connect to the target URL'
  */
 export function sqlmapFailure(line: string): string | null {
   const message = CRITICAL_LINE.exec(line.trim())?.[1];
-  if (message === undefined || !FAILURES.some((failure) => failure.test(message))) {
+  if (message === undefined) {
     return null;
   }
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+  return FAILURES.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
