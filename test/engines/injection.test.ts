@@ -78,7 +78,8 @@ const BENIGN: readonly string[] = [
 ];
 
 const BENIGN_TARGETS: Readonly<Record<TargetType, string>> = {
-  url: 'https://app.example.com/',
+  // With a path: wapiti's base URL is the origin, the target URL itself one argument.
+  url: 'https://app.example.com/shop/',
   domain: 'example.com',
   host: 'scanme',
   ip: '203.0.113.10',

@@ -39,7 +39,13 @@ describe('buildWapitiArgv', () => {
       'defaults: no -m (wapiti default modules), domain scope run as the host, depth 3',
       DEFAULTS,
       'https://shop.example/',
-      ['--url=https://shop.example/', '--scope=folder', '--depth=3', ...TAIL],
+      [
+        '--url=https://shop.example/',
+        '--scope=folder',
+        '--start=https://shop.example/',
+        '--depth=3',
+        ...TAIL,
+      ],
     ],
     [
       'domain scope of a URL below the root: the origin as base, the URL as start',
@@ -78,6 +84,7 @@ describe('buildWapitiArgv', () => {
       [
         '--url=https://shop.example/',
         '--scope=folder',
+        '--start=https://shop.example/',
         '--depth=3',
         '--max-scan-time=50',
         '--max-attack-time=50',

@@ -83,18 +83,16 @@ export function scopeFlags(scope: WapitiOptions['scope'], targetUrl: string): st
   if (scope !== 'domain' || !URL.canParse(targetUrl)) {
     return [`--url=${targetUrl}`, `--scope=${scope === 'domain' ? 'folder' : scope}`];
   }
-  const origin = `${new URL(targetUrl).origin}/`;
-  return origin === targetUrl
-    ? [`--url=${origin}`, '--scope=folder']
-    : [`--url=${origin}`, '--scope=folder', `--start=${targetUrl}`];
+  // The start URL is given even when it is the origin, so the command line has one shape.
+  return [`--url=${new URL(targetUrl).origin}/`, '--scope=folder', `--start=${targetUrl}`];
 }
 
 /**
  * The wapiti arguments for one scan, e.g. for `https://shop.example/` with defaults:
- * `--url=https://shop.example/ --scope=folder --depth=3 --format=json --output=<ws>/report.json
- * --store-session=<ws>/session --store-config=<ws>/config --flush-session --no-bugreport
- * --verbose=1`. The target is glued to `--url=`, so even a value starting with `-` could only be
- * the URL. Throws for a target type wapiti does not take: the engine definition excludes those.
+ * `--url=https://shop.example/ --scope=folder --start=https://shop.example/ --depth=3 --format=json
+ * --output=<ws>/report.json --store-session=<ws>/session --store-config=<ws>/config
+ * --flush-session --no-bugreport --verbose=1`. The target is glued to `--url=` or `--start=`, so
+ * even a value starting with `-` could only be a URL. Throws for a target type wapiti does not take: the engine definition excludes those.
  */
 export function buildWapitiArgv(
   options: WapitiOptions,
