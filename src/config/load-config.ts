@@ -24,6 +24,8 @@ export interface Config {
   readonly workerShutdownGraceMs: number;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
+  /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER, SCANNER_*_LIMIT). */
+  readonly scannerSandbox: ScannerSandboxConfig;
   readonly defaultMonthlyScanQuota: number;
   readonly trustedProxies: readonly string[];
   readonly authFailuresPerMinute: number;
@@ -38,6 +40,31 @@ export type JwtConfig =
       readonly issuer: string | null;
       readonly audience: string | null;
     };
+
+export type ScannerSandboxMode = 'auto' | 'required' | 'off';
+
+/**
+ * `auto`: sandbox when this machine can, otherwise start with a warning naming what is missing;
+ * `required`: refuse to start without it; `off`: run scanners as the service's own user.
+ */
+export interface ScannerSandboxConfig {
+  readonly mode: ScannerSandboxMode;
+  /** The unprivileged user scanners run as inside the sandbox. */
+  readonly user: string;
+  readonly limits: ScannerLimits;
+}
+
+/** Resource limits of each sandboxed scanner process (setrlimit; see README "Worker setup"). */
+export interface ScannerLimits {
+  /** Address space per process (RLIMIT_AS), MiB. */
+  readonly memoryMb: number;
+  /** Processes of the scanner user, all running scans together (RLIMIT_NPROC counts per user). */
+  readonly processes: number;
+  /** Largest file a scanner may write (RLIMIT_FSIZE), MiB. */
+  readonly fileSizeMb: number;
+  /** CPU time per process (RLIMIT_CPU), seconds. */
+  readonly cpuSeconds: number;
+}
 
 /** A bad value; `main` prints the one-line message and exits with code 1. */
 export class ConfigError extends Error {
@@ -80,6 +107,28 @@ function boolean(env: Env, name: string): boolean {
     return false;
   }
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function scannerSandbox(env: Env): ScannerSandboxConfig {
+  const mode = read(env, 'SCANNER_SANDBOX') ?? 'auto';
+  if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
+    throw new ConfigError('SCANNER_SANDBOX', `must be auto, required or off, got "${mode}"`);
+  }
+  const user = read(env, 'SCANNER_USER') ?? 'rampart-scanner';
+  // A name useradd would accept: the value reaches setpriv and id as one argument.
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) {
+    throw new ConfigError('SCANNER_USER', `must be a user name, got "${user}"`);
+  }
+  return Object.freeze({
+    mode,
+    user,
+    limits: Object.freeze({
+      memoryMb: integer(env, 'SCANNER_MEMORY_LIMIT_MB', 4096, 256, 1_048_576),
+      processes: integer(env, 'SCANNER_PROCESS_LIMIT', 512, 16, 1_000_000),
+      fileSizeMb: integer(env, 'SCANNER_FILE_SIZE_LIMIT_MB', 2048, 1, 1_048_576),
+      cpuSeconds: integer(env, 'SCANNER_CPU_LIMIT_SECONDS', 7200, 10, 10_000_000),
+    }),
+  });
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -182,6 +231,7 @@ export function loadConfig(env: Env): Config {
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
     workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     scannerPath: read(env, 'PATH') ?? null,
+    scannerSandbox: scannerSandbox(env),
     defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
     trustedProxies: Object.freeze(trustedProxies(env)),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),

@@ -1,6 +1,6 @@
 /**
  * Runs one engine through the REAL process runner (argv array, private workspace, allowlisted
- * environment), the way the engine process tests under test/engines/ do: against the installed
+ * environment, the scanner sandbox when this machine has one: TEST_SANDBOX), the way the engine process tests under test/engines/ do: against the installed
  * scanner (sqlmap, wapiti, sublist3r), or against a NAMED TEST DOUBLE of a scanner that cannot be
  * installed here (test/doubles/scanners/<tool>.mjs), installed on a PATH directory of the run's
  * own. The run gets a fake scan record, a real AbortController (aborted at a progress value, once
@@ -8,7 +8,7 @@
  * the progress values it reported, the time taken and, with a double, each argv the double got.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -20,10 +20,12 @@ import type { EngineCommand, EngineDefinition, ToolEngine } from '../../src/engi
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import {
+  DOUBLE_SCRIPTS,
   type DoubleSettings,
   installScannerDouble,
   pathWith,
 } from '../doubles/scanners/install-double.js';
+import { TEST_SANDBOX } from './sandbox.js';
 
 /** The engine as a tool; a test of an engine that runs no tool of its own fails at once. */
 export function toolEngine(engine: EngineDefinition): ToolEngine {
@@ -186,15 +188,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
   let path = process.env.PATH;
   let argvLog: string | null = null;
+  let sandbox = TEST_SANDBOX;
   if (spec.double !== undefined) {
     const dir = await mkdtemp(join(spec.double.dir, 'double-'));
     const binDir = join(dir, 'bin');
-    argvLog = join(dir, 'argv.log');
+    const logDir = join(dir, 'log');
+    await mkdir(logDir);
+    argvLog = join(logDir, 'argv.log');
     await installScannerDouble(binDir, spec.binary, spec.double.tool, {
       ...spec.double.settings,
       argvLog,
     });
     path = pathWith(binDir, process.env.PATH);
+    if (sandbox !== null) {
+      // The sandbox shows the double's bin directory (the tool's own, as for a tool under /opt);
+      // its scripts and fixture are bound read-only and its argv log writable, for this test only.
+      await chown(logDir, sandbox.uid, sandbox.gid);
+      const fixture = spec.double.settings.fixture;
+      sandbox = {
+        ...sandbox,
+        readOnlyPaths: [DOUBLE_SCRIPTS, ...(fixture === undefined ? [] : [fixture])],
+        writablePaths: [logDir],
+      };
+    }
   }
   const runner = createProcessEngineRunner(
     {
@@ -202,7 +218,7 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
       binary: spec.binary,
       command: spec.command ?? engineCommand(spec.engine),
     },
-    { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase },
+    { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase, sandbox },
   );
   const options =
     spec.validate === true

@@ -15,7 +15,8 @@ export interface BinaryProbe {
   readonly path: string | null;
 }
 
-async function findOnPath(binary: string, pathEnv: string): Promise<string | null> {
+/** The first executable `binary` in the directories of `pathEnv`, or null. */
+export async function findOnPath(binary: string, pathEnv: string): Promise<string | null> {
   for (const dir of pathEnv.split(delimiter).filter((d) => d !== '')) {
     const candidate = join(dir, binary);
     try {

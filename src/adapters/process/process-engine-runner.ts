@@ -4,8 +4,8 @@
  * of the whole group, cancellation), then the report read and parsed, also when the run was cut
  * short (a cancelled or timed-out nmap leaves partial XML whose complete hosts still count).
  */
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
-import { dirname, join, normalize } from 'node:path';
+import { chown, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type {
   EngineCommand,
@@ -15,8 +15,10 @@ import type {
   ToolEngine,
 } from '../../engines/engine.js';
 import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports/engine-runs.js';
+import { findOnPath } from './probe-binaries.js';
 import { runProcess } from './run-process.js';
-import { scannerEnvironment, withScanWorkspace } from './scan-workspace.js';
+import { limitReached, type Sandbox, sandboxCommand } from './sandbox.js';
+import { scannerEnvironment, type WorkspaceOwner, withScanWorkspace } from './scan-workspace.js';
 
 /**
  * A report larger than this is read up to this size (and parsed as a partial report) by engines
@@ -35,6 +37,8 @@ export interface ProcessEngineRunnerOptions {
   readonly killGraceMs?: number;
   /** Where workspaces are created (default: the OS temp directory). */
   readonly workspaceBase?: string;
+  /** Run the tool in this sandbox (sandbox.ts); null or absent: as the service's own user. */
+  readonly sandbox?: Sandbox | null;
 }
 
 /**
@@ -149,10 +153,14 @@ export async function readAndParseReport(
   };
 }
 
-/** Writes the engine's input files into the workspace; refuses paths that leave it. */
+/**
+ * Writes the engine's input files into the workspace; refuses paths that leave it. With `owner`
+ * (a sandboxed run), the files and the directories made for them belong to the scanner user.
+ */
 async function writeInputFiles(
   workDir: string,
   files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
+  owner: WorkspaceOwner | undefined,
 ): Promise<void> {
   for (const file of files) {
     const relative = normalize(file.path);
@@ -160,8 +168,19 @@ async function writeInputFiles(
       throw new Error(`input file ${file.path} is outside the workspace`);
     }
     const path = join(workDir, relative);
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const firstMade = await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFile(path, file.content, { mode: 0o600 });
+    if (owner !== undefined) {
+      // mkdir answers the first directory it made: that one and those below it are new.
+      for (
+        let made = dirname(path);
+        firstMade !== undefined && made.length >= firstMade.length;
+        made = dirname(made)
+      ) {
+        await chown(made, owner.uid, owner.gid);
+      }
+      await chown(path, owner.uid, owner.gid);
+    }
   }
 }
 
@@ -175,7 +194,10 @@ export function createProcessEngineRunner(
   options: ProcessEngineRunnerOptions,
 ): EngineRunner {
   const command = engine.command;
+  const sandbox = options.sandbox ?? null;
+  const owner = sandbox === null ? undefined : { uid: sandbox.uid, gid: sandbox.gid };
   return {
+    sandboxed: sandbox !== null,
     run(request) {
       return withScanWorkspace(
         `rampart-${engine.name}`,
@@ -202,6 +224,7 @@ export function createProcessEngineRunner(
             await writeInputFiles(
               dir,
               command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
+              owner,
             );
           }
           const progress = command.createProgress?.(request.options) ?? command.progress;
@@ -213,11 +236,34 @@ export function createProcessEngineRunner(
             }
             failure = command.failure?.(line, stream) ?? failure;
           };
-          const result = await runProcess({
+          const env = { ...command.env, ...scannerEnvironment(options.parentEnv, dir) };
+          let spawned: { readonly binary: string; readonly argv: readonly string[] } = {
             binary: engine.binary,
             argv,
+          };
+          if (sandbox !== null) {
+            // Resolved here, on the scanner's PATH: the sandbox binds the tool's own directory.
+            const binaryPath = isAbsolute(engine.binary)
+              ? engine.binary
+              : await findOnPath(engine.binary, env.PATH ?? '');
+            if (binaryPath === null) {
+              return {
+                findings: [],
+                warnings: [],
+                ending: 'engine-error',
+                message: `${engine.name} could not be started: ENOENT: ${engine.binary} is not on the scanner PATH`,
+              };
+            }
+            const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
+            if (rawSockets) {
+              Object.assign(env, command.rawSockets?.env);
+            }
+            spawned = sandboxCommand(sandbox, { binaryPath, argv, workDir: dir, rawSockets });
+          }
+          const result = await runProcess({
+            ...spawned,
             cwd: dir,
-            env: { ...command.env, ...scannerEnvironment(options.parentEnv, dir) },
+            env,
             timeoutMs: request.timeoutMs,
             signal: request.signal,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
@@ -249,7 +295,14 @@ export function createProcessEngineRunner(
           if (result.timedOut) {
             return { ...base, ending: 'timed-out', message: null };
           }
-          if (result.exitCode === null || !command.successExitCodes.includes(result.exitCode)) {
+          // A sandbox limit says more than the exit code or the tool's last words.
+          const limit = sandbox === null ? null : limitReached(sandbox.limits, result);
+          const failed =
+            result.exitCode === null || !command.successExitCodes.includes(result.exitCode);
+          if (limit !== null && (failed || failure !== null)) {
+            return { ...base, ending: 'engine-error', message: `${engine.name} ${limit}` };
+          }
+          if (failed) {
             const how =
               result.exitCode === null
                 ? `was ended by ${result.signal ?? 'a signal'}`
@@ -279,6 +332,7 @@ export function createProcessEngineRunner(
           return { ...base, ending: 'completed', message: null };
         },
         options.workspaceBase,
+        owner,
       );
     },
   };
