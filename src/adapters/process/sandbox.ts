@@ -161,8 +161,8 @@ const LIMIT_SIGNS: ReadonlyArray<{
 }> = [
   { limit: 'cpuSeconds', exitCode: SIGXCPU_EXIT },
   { limit: 'fileSizeMb', exitCode: SIGXFSZ_EXIT },
-  // Python ignores SIGXFSZ and raises EFBIG instead.
-  { limit: 'fileSizeMb', stderr: /File too large|\[Errno 27\]/ },
+  // Python and Node ignore SIGXFSZ: the write fails with EFBIG instead.
+  { limit: 'fileSizeMb', stderr: /File too large|\[Errno 27\]|EFBIG/ },
   {
     limit: 'memoryMb',
     stderr: /MemoryError|Cannot allocate memory|out of memory|Fatal process OOM|std::bad_alloc/i,
