@@ -68,7 +68,7 @@ describe('sandboxCommand', () => {
     expect(valuesOf(argv, '--bind')).toEqual([[RUN.workDir, RUN.workDir]]);
     expect(valuesOf(argv, '--chdir', 1)).toEqual([[RUN.workDir]]);
     expect(valuesOf(argv, '--proc', 1)).toEqual([['/proc']]);
-    expect(valuesOf(argv, '--tmpfs', 1)).toEqual([['/tmp']]);
+    expect(valuesOf(argv, '--tmpfs', 1)).toEqual([['/tmp'], ['/dev/shm']]);
   });
 
   it('binds a tool outside /usr (a tool under /opt) read-only, and makes its parents walkable', () => {
@@ -86,7 +86,8 @@ describe('sandboxCommand', () => {
       ['/var/tmp/scans/rampart-zap-x', '/var/tmp/scans/rampart-zap-x'],
     ]);
     // bwrap would make them 0700 root; the scanner user must walk through to its workspace.
-    expect(valuesOf(argv, '--perms', 3).map(([, , dir]) => dir)).toEqual([
+    const made = valuesOf(argv, '--perms', 3).filter(([, action]) => action === '--dir');
+    expect(made.map(([, , dir]) => dir)).toEqual([
       '/etc',
       '/srv',
       '/opt',

@@ -1,8 +1,8 @@
 /**
  * The sandbox every scanner process runs in when the worker can build one: bubblewrap with new
  * PID, IPC and UTS namespaces, the system directories read-only, the scan's workspace as the only
- * writable place (DATA_DIR, the checkout, /root, other scans' workspaces and the host's /proc are
- * simply not there), then `setpriv` to the unprivileged scanner user with no capability (only
+ * writable place besides a small private /dev/shm (DATA_DIR, the checkout, /root, other scans'
+ * workspaces and the host's /proc are simply not there), then `setpriv` to the unprivileged scanner user with no capability (only
  * CAP_NET_RAW, when the engine asks for raw sockets for this argv) and `prlimit` for the resource
  * limits. Pure: this module builds the command line and reads a result; the runner spawns.
  *
@@ -59,6 +59,9 @@ const ETC_ENTRIES = [
   'python3.11',
 ];
 
+/** The sandbox's /dev/shm, the one writable place besides the workspace. */
+const SHM_BYTES = 64 * 1024 * 1024;
+
 /** Signals whose death exit code (128 + n) bwrap passes on, and which a limit sends. */
 const SIGXCPU_EXIT = 128 + 24;
 const SIGXFSZ_EXIT = 128 + 25;
@@ -97,6 +100,9 @@ export function sandboxCommand(
       ...ETC_ENTRIES.flatMap((entry) => ['--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`]),
       // A /proc of the new PID namespace: the service's processes (and their environ) are absent.
       ...['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'],
+      // Python's multiprocessing (sublist3r's brute force) needs POSIX semaphores: a /dev/shm of
+      // the sandbox's own (its IPC namespace is private too), small and gone with it.
+      ...['--perms', '1777', '--size', String(SHM_BYTES), '--tmpfs', '/dev/shm'],
       ...ancestorDirs([...readOnly, ...writable, run.workDir]).flatMap((dir) => [
         '--perms',
         '0755',
