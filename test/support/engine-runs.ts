@@ -324,11 +324,29 @@ export function useNamedDouble(file: {
     });
 }
 
-/** Live processes started by this test process whose command line holds every one of `words`. */
+/**
+ * Live processes started by this test process whose command line holds every one of `words`:
+ * its descendants, since inside the scanner sandbox a tool's parent is bwrap, not the runner.
+ */
 export function ourChildren(...words: readonly string[]): number[] {
-  return liveProcesses(
-    (proc) => proc.ppid === process.pid && words.every((word) => proc.cmdline().includes(word)),
-  ).map((proc) => proc.pid);
+  return ourDescendants((proc) => words.every((word) => proc.cmdline().includes(word))).map(
+    (proc) => proc.pid,
+  );
+}
+
+/** Live processes that descend from this test process and that `wanted` accepts. */
+export function ourDescendants(wanted: (proc: LiveProcess) => boolean): LiveProcess[] {
+  const all = liveProcesses(() => true);
+  const parents = new Map(all.map((proc) => [proc.pid, proc.ppid]));
+  const descends = (pid: number): boolean => {
+    for (let parent = parents.get(pid); parent !== undefined; parent = parents.get(parent)) {
+      if (parent === process.pid) {
+        return true;
+      }
+    }
+    return false;
+  };
+  return all.filter((proc) => descends(proc.pid) && wanted(proc));
 }
 
 export interface LiveProcess {
