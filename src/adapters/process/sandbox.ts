@@ -32,31 +32,26 @@ const SYSTEM_DIRS = ['/usr'];
 /** Merged-/usr links: `/bin/sh` and the ELF interpreter `/lib64/ld-linux-x86-64.so.2`. */
 const USR_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 /**
- * What of /etc a tool needs: name resolution, TLS roots, the dynamic linker's cache, the
- * alternatives links some binaries are, users and groups (for the tool's own uid), time zones,
- * services and protocols. Nothing else of /etc (a deployment's environment files, keys) is there.
+ * What of /etc a tool needs: name resolution, TLS roots, the dynamic linker's cache (without it
+ * nmap does not find its BLAS library), the alternatives links some libraries and binaries are,
+ * users and groups (for the tool's own uid), the time zone, services and protocols. Nothing else
+ * of /etc (a deployment's environment files, keys) is there; each entry is one more mount at
+ * every scan start (bench/sandbox-start.ts measures the cost).
  */
 const ETC_ENTRIES = [
   'resolv.conf',
   'hosts',
   'nsswitch.conf',
-  'host.conf',
   'gai.conf',
   'ssl',
   'ca-certificates',
-  'ca-certificates.conf',
   'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
   'alternatives',
   'passwd',
   'group',
   'localtime',
   'services',
   'protocols',
-  'mime.types',
-  'python3',
-  'python3.11',
 ];
 
 /** The sandbox's /dev/shm, the one writable place besides the workspace. */
