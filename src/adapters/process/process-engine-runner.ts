@@ -32,7 +32,10 @@ const MAX_ERROR_DETAIL = 500;
 export interface ProcessEngineRunnerOptions {
   /** Where PATH, LANG, LC_ALL and TZ come from; nothing else of it reaches the scanner. */
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  /** Root can use raw-socket scans (nmap -sS). */
+  /**
+   * The worker runs as root, so the tool can have raw sockets (nmap -sS): as root itself without
+   * a sandbox, through CAP_NET_RAW when the engine's `rawSockets` asks for it inside one.
+   */
   readonly privileged: boolean;
   readonly killGraceMs?: number;
   /** Where workspaces are created (default: the OS temp directory). */
