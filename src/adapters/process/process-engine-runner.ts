@@ -192,6 +192,42 @@ function lastLines(text: string): string {
   return trimmed.length <= MAX_ERROR_DETAIL ? trimmed : `…${trimmed.slice(-MAX_ERROR_DETAIL)}`;
 }
 
+/**
+ * What is spawned for one run: the tool itself, or the sandbox around it (the tool resolved on
+ * the scanner's PATH, since the sandbox shows the tool's own directory; CAP_NET_RAW and the
+ * engine's variables for it when the worker is root and the engine says this argv needs raw
+ * sockets). Null: the tool is not on the scanner's PATH.
+ */
+async function spawnedCommand(
+  engine: ToolEngine,
+  argv: readonly string[],
+  workDir: string,
+  options: ProcessEngineRunnerOptions,
+): Promise<{
+  readonly binary: string;
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+} | null> {
+  const { command } = engine;
+  const env = { ...command.env, ...scannerEnvironment(options.parentEnv, workDir) };
+  const sandbox = options.sandbox ?? null;
+  if (sandbox === null) {
+    return { binary: engine.binary, argv, env };
+  }
+  const binaryPath = isAbsolute(engine.binary)
+    ? engine.binary
+    : await findOnPath(engine.binary, env.PATH ?? '');
+  if (binaryPath === null) {
+    return null;
+  }
+  const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
+  return {
+    ...sandboxCommand(sandbox, { binaryPath, argv, workDir, rawSockets }),
+    // Like `command.env`, these cannot replace the runner's allowlist.
+    env: rawSockets ? { ...command.rawSockets?.env, ...env } : env,
+  };
+}
+
 export function createProcessEngineRunner(
   engine: ToolEngine,
   options: ProcessEngineRunnerOptions,
@@ -239,34 +275,18 @@ export function createProcessEngineRunner(
             }
             failure = command.failure?.(line, stream) ?? failure;
           };
-          const env = { ...command.env, ...scannerEnvironment(options.parentEnv, dir) };
-          let spawned: { readonly binary: string; readonly argv: readonly string[] } = {
-            binary: engine.binary,
-            argv,
-          };
-          if (sandbox !== null) {
-            // Resolved here, on the scanner's PATH: the sandbox binds the tool's own directory.
-            const binaryPath = isAbsolute(engine.binary)
-              ? engine.binary
-              : await findOnPath(engine.binary, env.PATH ?? '');
-            if (binaryPath === null) {
-              return {
-                findings: [],
-                warnings: [],
-                ending: 'engine-error',
-                message: `${engine.name} could not be started: ENOENT: ${engine.binary} is not on the scanner PATH`,
-              };
-            }
-            const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
-            if (rawSockets) {
-              Object.assign(env, command.rawSockets?.env);
-            }
-            spawned = sandboxCommand(sandbox, { binaryPath, argv, workDir: dir, rawSockets });
+          const spawned = await spawnedCommand(engine, argv, dir, options);
+          if (spawned === null) {
+            return {
+              findings: [],
+              warnings: [],
+              ending: 'engine-error',
+              message: `${engine.name} could not be started: ENOENT: ${engine.binary} is not on the scanner PATH`,
+            };
           }
           const result = await runProcess({
             ...spawned,
             cwd: dir,
-            env,
             timeoutMs: request.timeoutMs,
             signal: request.signal,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
