@@ -16,6 +16,9 @@
  * Then (sentinel): correlation of findings of five engines at 10k, 100k and 1M findings: time and
  * growth (bench/correlation.ts), and instructions counted under callgrind, on which the linear
  * growth is judged (bench/correlation-instructions.ts; BENCH_INSTRUCTIONS=0 skips it).
+ *
+ * Then (issue 18): the scanner sandbox's cost per scan start, `nmap --version` in a workspace bare
+ * and through bwrap, setpriv and prlimit (bench/sandbox-start.ts; skipped without the sandbox).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -33,6 +36,7 @@ import {
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
+import { benchSandboxStart, describeSandboxStart } from './sandbox-start.js';
 import { benchWebhooks } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -241,6 +245,8 @@ async function main() {
       instructions = benchCorrelationInstructions();
       reportCorrelationInstructions(instructions);
     }
+    const sandboxStart = await benchSandboxStart();
+    console.log(describeSandboxStart(sandboxStart));
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -254,6 +260,7 @@ async function main() {
           parsers,
           correlation,
           instructions,
+          sandboxStart,
         },
         null,
         2,

@@ -133,3 +133,57 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('loadConfig: the scanner sandbox', () => {
+  it('sandboxes when it can, as rampart-scanner, with the documented limits by default', () => {
+    expect(loadConfig({}).scannerSandbox).toEqual({
+      mode: 'auto',
+      user: 'rampart-scanner',
+      limits: { memoryMb: 4096, processes: 512, fileSizeMb: 2048, cpuSeconds: 7200 },
+    });
+  });
+
+  it('reads the mode, the user and every limit', () => {
+    expect(
+      loadConfig({
+        SCANNER_SANDBOX: 'required',
+        SCANNER_USER: 'scan_runner',
+        SCANNER_MEMORY_LIMIT_MB: '1024',
+        SCANNER_PROCESS_LIMIT: '64',
+        SCANNER_FILE_SIZE_LIMIT_MB: '10',
+        SCANNER_CPU_LIMIT_SECONDS: '60',
+      }).scannerSandbox,
+    ).toEqual({
+      mode: 'required',
+      user: 'scan_runner',
+      limits: { memoryMb: 1024, processes: 64, fileSizeMb: 10, cpuSeconds: 60 },
+    });
+    expect(loadConfig({ SCANNER_SANDBOX: 'off' }).scannerSandbox.mode).toBe('off');
+  });
+
+  it.each([
+    [
+      'SCANNER_SANDBOX',
+      'yes',
+      'Invalid configuration: SCANNER_SANDBOX must be auto, required or off, got "yes"',
+    ],
+    [
+      'SCANNER_USER',
+      'root;id',
+      'Invalid configuration: SCANNER_USER must be a user name, got "root;id"',
+    ],
+    [
+      'SCANNER_MEMORY_LIMIT_MB',
+      '100',
+      'Invalid configuration: SCANNER_MEMORY_LIMIT_MB must be an integer from 256 to 1048576, got "100"',
+    ],
+    [
+      'SCANNER_CPU_LIMIT_SECONDS',
+      '1.5',
+      'Invalid configuration: SCANNER_CPU_LIMIT_SECONDS must be an integer from 10 to 10000000, got "1.5"',
+    ],
+  ])('refuses %s=%s', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+});

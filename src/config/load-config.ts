@@ -30,7 +30,7 @@ export interface Config {
   readonly workerShutdownGraceMs: number;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
-  /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER). */
+  /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER, SCANNER_*_LIMIT). */
   readonly scannerSandbox: ScannerSandboxConfig;
   /** The nftables table (family inet) holding the scanner user's egress rules (SCANNER_EGRESS_TABLE). */
   readonly scannerEgressTable: string;
@@ -59,6 +59,19 @@ export interface ScannerSandboxConfig {
   readonly mode: ScannerSandboxMode;
   /** The unprivileged user scanners run as inside the sandbox. */
   readonly user: string;
+  readonly limits: ScannerLimits;
+}
+
+/** Resource limits of each sandboxed scanner process (setrlimit; see README "Worker setup"). */
+export interface ScannerLimits {
+  /** Address space per process (RLIMIT_AS), MiB. */
+  readonly memoryMb: number;
+  /** Processes of the scanner user, all running scans together (RLIMIT_NPROC counts per user). */
+  readonly processes: number;
+  /** Largest file a scanner may write (RLIMIT_FSIZE), MiB. */
+  readonly fileSizeMb: number;
+  /** CPU time per process (RLIMIT_CPU), seconds. */
+  readonly cpuSeconds: number;
 }
 
 /** A bad value; `main` prints the one-line message and exits with code 1. */
@@ -136,7 +149,16 @@ function scannerSandbox(env: Env): ScannerSandboxConfig {
   if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) {
     throw new ConfigError('SCANNER_USER', `must be a user name, got "${user}"`);
   }
-  return Object.freeze({ mode, user });
+  return Object.freeze({
+    mode,
+    user,
+    limits: Object.freeze({
+      memoryMb: integer(env, 'SCANNER_MEMORY_LIMIT_MB', 4096, 256, 1_048_576),
+      processes: integer(env, 'SCANNER_PROCESS_LIMIT', 512, 16, 1_000_000),
+      fileSizeMb: integer(env, 'SCANNER_FILE_SIZE_LIMIT_MB', 2048, 1, 1_048_576),
+      cpuSeconds: integer(env, 'SCANNER_CPU_LIMIT_SECONDS', 7200, 10, 10_000_000),
+    }),
+  });
 }
 
 function egressTable(env: Env): string {

@@ -166,6 +166,15 @@ export interface EngineCommand {
    * cannot replace PATH, HOME, TMPDIR, LANG, LC_ALL or TZ.
    */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Raw sockets (CAP_NET_RAW), when this argv needs them (nmap's SYN, UDP and OS scans): the
+   * sandbox gives that one capability to this process only when `needed` says so, with `env`
+   * telling the tool it has it although it does not run as root. Unset: no capability at all.
+   */
+  readonly rawSockets?: {
+    needed(argv: readonly string[]): boolean;
+    readonly env: Readonly<Record<string, string>>;
+  };
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
   /**

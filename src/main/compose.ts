@@ -42,6 +42,7 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
+import { scannerSandbox } from './scanner-sandbox.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -121,6 +122,11 @@ export async function composeApp(
   options: ComposeOptions = {},
 ): Promise<ComposedApp> {
   const logger = createLogger(config.logLevel, options.logDestination);
+  // Decided before anything is opened: SCANNER_SANDBOX=required stops a start that cannot comply.
+  const sandbox =
+    options.engineRunners === undefined && config.workers > 0
+      ? await scannerSandbox(config, logger)
+      : null;
   const database = options.database ?? (await openDatabase(config));
   const rateLimits =
     options.rateLimits ??
@@ -182,7 +188,7 @@ export async function composeApp(
   const workers = await startWorkers({
     config,
     database,
-    runners: options.engineRunners ?? realEngineRunners(config, engines),
+    runners: options.engineRunners ?? realEngineRunners(config, engines, sandbox),
     resolver,
     logger,
     parents: sentinel,

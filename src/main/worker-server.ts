@@ -12,13 +12,15 @@ import { loadConfigOrExit } from '../config/load-config.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
 import { startEgressRules } from './egress.js';
+import { scannerSandbox } from './scanner-sandbox.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const logger = createLogger(config.logLevel);
+  const sandbox = await scannerSandbox(config, logger);
   const database = await openDatabase(config);
-  const runners = realEngineRunners(config, await probeEngines());
+  const runners = realEngineRunners(config, await probeEngines(), sandbox);
   // Worker processes deliver webhooks too, so a deployment of workers alone still notifies.
   const webhookClient = createWebhookClient({
     timeoutMs: config.webhookTimeoutMs,

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
 import type { EngineAvailability } from '../adapters/http/app-deps.js';
 import { createProcessEngineRunner } from '../adapters/process/process-engine-runner.js';
+import type { Sandbox } from '../adapters/process/sandbox.js';
 import { createSentinelRunStore } from '../adapters/queue/sentinel-runs.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
@@ -22,10 +23,14 @@ import { type ScanWorker, startScanWorker } from '../workers/scan-worker.js';
 /** The safety-net poll of a worker; NOTIFY wakes it at once in the normal case. */
 const WORKER_POLL_MS = 5_000;
 
-/** A runner for every engine that has a command and whose binary was found on PATH. */
+/**
+ * A runner for every engine that has a command and whose binary was found on PATH, in `sandbox`
+ * when there is one (`scannerSandbox`, SCANNER_SANDBOX).
+ */
 export function realEngineRunners(
   config: Config,
   engines: readonly EngineAvailability[],
+  sandbox: Sandbox | null,
 ): Map<string, EngineRunner> {
   const runners = new Map<string, EngineRunner>();
   for (const engine of listEngines()) {
@@ -38,6 +43,7 @@ export function realEngineRunners(
       createProcessEngineRunner(engine, {
         parentEnv: { PATH: config.scannerPath ?? undefined },
         privileged: process.getuid?.() === 0,
+        sandbox,
       }),
     );
   }

@@ -76,7 +76,14 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   let claiming = false;
   let again = false;
 
-  await registerWorker(db, { id, engines, hostname: hostname(), pid: process.pid });
+  const sandboxedEngines = engines.filter((name) => options.runners.get(name)?.sandboxed === true);
+  await registerWorker(db, {
+    id,
+    engines,
+    sandboxedEngines,
+    hostname: hostname(),
+    pid: process.pid,
+  });
 
   async function pump(): Promise<void> {
     if (stopping) {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createKey, INSTALLED_ENGINES, tokenFor, useTestApp } from '../support/harness.js';
+import { TEST_SANDBOX } from '../support/sandbox.js';
 
 const ctx = useTestApp({ WORKERS: '1', ALLOW_PRIVATE_TARGETS: 'true' }, { probeEngines: true });
 
@@ -20,13 +21,19 @@ const MISSING: ReadonlyArray<{ readonly engine: string; readonly target: string 
   { engine: 'harvester', target: 'example.com' },
 ];
 
-async function engines(key: string): Promise<Array<{ name: string; available: boolean }>> {
+async function engines(
+  key: string,
+): Promise<Array<{ name: string; available: boolean; sandboxed: boolean }>> {
   // The worker registers its engines as it starts; the list is cached for a second.
   const deadline = Date.now() + 10_000;
   for (;;) {
     const response = await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key } });
     expect(response.status, response.text).toBe(200);
-    const list = response.body.data.engines as Array<{ name: string; available: boolean }>;
+    const list = response.body.data.engines as Array<{
+      name: string;
+      available: boolean;
+      sandboxed: boolean;
+    }>;
     if (list.some((engine) => engine.available) || Date.now() > deadline) {
       return list;
     }
@@ -44,6 +51,17 @@ describe('engine availability, probed on PATH', () => {
     for (const { engine } of MISSING) {
       expect(list.find((entry) => entry.name === engine)).toMatchObject({ available: false });
     }
+  });
+
+  it('reports each engine sandboxed when its worker runs it in the scanner sandbox', async () => {
+    const key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
+    const list = await engines(key);
+    const sandboxed = list.filter((engine) => engine.sandboxed).map((engine) => engine.name);
+    // As root with the scanner user (CI) the worker sandboxes every scanner it found (and the
+    // sentinel's members with them); elsewhere SCANNER_SANDBOX=auto starts it without.
+    expect(sandboxed.sort()).toEqual(
+      TEST_SANDBOX === null ? [] : [...INSTALLED_ENGINES, 'sentinel'].sort(),
+    );
   });
 
   it.each(MISSING)(

@@ -6,9 +6,9 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ourDescendants } from '../support/engine-runs.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 
@@ -35,26 +35,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** nmap processes that are children of this test process (the in-process worker's runs). */
+/**
+ * nmap processes started by this test process (the in-process worker's runs): its descendants,
+ * since inside the scanner sandbox nmap's parent is bwrap.
+ */
 function nmapChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) {
-      continue;
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // fields[0] is the state; Z (zombie) has already exited.
-      if (comm === 'nmap' && fields[0] !== 'Z' && Number(fields[1]) === process.pid) {
-        pids.push(Number(entry));
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
+  return ourDescendants((proc) => proc.comm === 'nmap').map((proc) => proc.pid);
 }
 
 describe('nmap, for real', () => {

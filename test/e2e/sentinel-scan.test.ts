@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { realEngineRunners } from '../../src/main/workers.js';
 import { ourChildren } from '../support/engine-runs.js';
 import { TEST_ENGINES, TEST_JWT_SECRET, useTestApp } from '../support/harness.js';
+import { TEST_SANDBOX } from '../support/sandbox.js';
 import { createScan, waitUntilEnded } from '../support/scans.js';
 import type { VulnerableApp } from '../support/vulnerable-app.js';
 import { startVulnerableAppProcess } from '../support/vulnerable-app-process.js';
@@ -19,6 +20,7 @@ const REAL = ['nmap', 'sqlmap', 'wapiti'];
 const runners = realEngineRunners(
   loadConfig({ JWT_SECRET: TEST_JWT_SECRET, PATH: process.env.PATH ?? '' }),
   TEST_ENGINES.map((listed) => ({ ...listed, available: REAL.includes(listed.name) })),
+  TEST_SANDBOX,
 );
 const ctx = useTestApp(
   {

@@ -31,6 +31,31 @@ describe('server process', () => {
       'Invalid configuration: PORT must be an integer from 0 to 65535, got "nope"',
     );
   });
+
+  it('refuses to start with SCANNER_SANDBOX=required when the sandbox cannot be built', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-required-'));
+    try {
+      const result = await run(TSX, ['src/main/server.ts'], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATA_DIR: dataDir,
+          SCANNER_SANDBOX: 'required',
+          SCANNER_USER: 'rampart-no-such-user',
+          LOG_LEVEL: 'silent',
+        },
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^Rampart failed to start: SCANNER_SANDBOX=required, but the scanner sandbox needs .*the scanner user rampart-no-such-user \(useradd -r -s \/usr\/sbin\/nologin rampart-no-such-user\)/,
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('DATA_DIR, which holds the database and the JWT secret', () => {

@@ -15,7 +15,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
 import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
-import { type LiveProcess, liveProcesses } from '../support/engine-runs.js';
+import { type LiveProcess, liveProcesses, ourDescendants } from '../support/engine-runs.js';
 import { useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { createPollingKey } from '../support/web-scan.js';
@@ -50,11 +50,12 @@ function sublist3rProcesses(): LiveProcess[] {
   return liveProcesses((proc) => proc.comm === 'sublist3r');
 }
 
-/** Process groups led by sublist3r processes this test process (its in-process worker) started. */
+/**
+ * Process groups of the sublist3r processes this test process (its in-process worker) started:
+ * its descendants, since inside the scanner sandbox the group's leader is bwrap.
+ */
 function ourGroups(): number[] {
-  return sublist3rProcesses()
-    .filter((proc) => proc.ppid === process.pid)
-    .map((proc) => proc.pgid);
+  return [...new Set(ourDescendants((proc) => proc.comm === 'sublist3r').map((proc) => proc.pgid))];
 }
 
 async function findings(id: string) {

@@ -1,6 +1,6 @@
 /**
  * Runs one engine through the REAL process runner (argv array, private workspace, allowlisted
- * environment), the way the engine process tests under test/engines/ do: against the installed
+ * environment, the scanner sandbox when this machine has one: TEST_SANDBOX), the way the engine process tests under test/engines/ do: against the installed
  * scanner (sqlmap, wapiti, sublist3r), or against a NAMED TEST DOUBLE of a scanner that cannot be
  * installed here (test/doubles/scanners/<tool>.mjs), installed on a PATH directory of the run's
  * own. The run gets a fake scan record, a real AbortController (aborted at a progress value, once
@@ -9,7 +9,7 @@
  * Every finding the runner answers, partial output included, must be a valid draft.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -22,11 +22,13 @@ import type { EngineCommand, EngineDefinition, ToolEngine } from '../../src/engi
 import { checkEngineOptions } from '../../src/engines/validate-options.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import {
+  DOUBLE_SCRIPTS,
   type DoubleSettings,
   installScannerDouble,
   pathWith,
 } from '../doubles/scanners/install-double.js';
 import { expectValidDraftFinding } from './finding-schema.js';
+import { TEST_SANDBOX } from './sandbox.js';
 
 /** The engine as a tool; a test of an engine that runs no tool of its own fails at once. */
 export function toolEngine(engine: EngineDefinition): ToolEngine {
@@ -191,15 +193,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
   let path = process.env.PATH;
   let argvLog: string | null = null;
+  let sandbox = TEST_SANDBOX;
   if (spec.double !== undefined) {
     const dir = await mkdtemp(join(spec.double.dir, 'double-'));
     const binDir = join(dir, 'bin');
-    argvLog = join(dir, 'argv.log');
+    const logDir = join(dir, 'log');
+    await mkdir(logDir);
+    argvLog = join(logDir, 'argv.log');
     await installScannerDouble(binDir, spec.binary, spec.double.tool, {
       ...spec.double.settings,
       argvLog,
     });
     path = pathWith(binDir, process.env.PATH);
+    if (sandbox !== null) {
+      // The sandbox shows the double's bin directory (the tool's own, as for a tool under /opt);
+      // its scripts and fixture are bound read-only and its argv log writable, for this test only.
+      await chown(logDir, sandbox.uid, sandbox.gid);
+      const fixture = spec.double.settings.fixture;
+      sandbox = {
+        ...sandbox,
+        readOnlyPaths: [DOUBLE_SCRIPTS, ...(fixture === undefined ? [] : [fixture])],
+        writablePaths: [logDir],
+      };
+    }
   }
   const runner = createProcessEngineRunner(
     {
@@ -207,7 +223,7 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
       binary: spec.binary,
       command: spec.command ?? engineCommand(spec.engine),
     },
-    { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase },
+    { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase, sandbox },
   );
   const options =
     spec.validate === true
@@ -319,11 +335,29 @@ export function useNamedDouble(file: {
     });
 }
 
-/** Live processes started by this test process whose command line holds every one of `words`. */
+/**
+ * Live processes started by this test process whose command line holds every one of `words`:
+ * its descendants, since inside the scanner sandbox a tool's parent is bwrap, not the runner.
+ */
 export function ourChildren(...words: readonly string[]): number[] {
-  return liveProcesses(
-    (proc) => proc.ppid === process.pid && words.every((word) => proc.cmdline().includes(word)),
-  ).map((proc) => proc.pid);
+  return ourDescendants((proc) => words.every((word) => proc.cmdline().includes(word))).map(
+    (proc) => proc.pid,
+  );
+}
+
+/** Live processes that descend from this test process and that `wanted` accepts. */
+export function ourDescendants(wanted: (proc: LiveProcess) => boolean): LiveProcess[] {
+  const all = liveProcesses(() => true);
+  const parents = new Map(all.map((proc) => [proc.pid, proc.ppid]));
+  const descends = (pid: number): boolean => {
+    for (let parent = parents.get(pid); parent !== undefined; parent = parents.get(parent)) {
+      if (parent === process.pid) {
+        return true;
+      }
+    }
+    return false;
+  };
+  return all.filter((proc) => descends(proc.pid) && wanted(proc));
 }
 
 export interface LiveProcess {

@@ -77,6 +77,9 @@ export async function startApp(
     LOG_LEVEL: 'info',
     WORKERS: '0',
     PATH: process.env.PATH ?? '',
+    // The scanner sandbox as test/support/sandbox.ts decides it for runners built by tests.
+    SCANNER_SANDBOX: process.env.SCANNER_SANDBOX,
+    SCANNER_USER: process.env.SCANNER_USER,
     ...env,
   });
   const logs: string[] = [];

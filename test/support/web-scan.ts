@@ -23,6 +23,7 @@ import {
   tokenFor,
   useTestApp,
 } from './harness.js';
+import { TEST_SANDBOX } from './sandbox.js';
 import { type getScan, waitUntilEnded } from './scans.js';
 import { startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
 
@@ -181,6 +182,7 @@ export function useWebScanApp(engine: EngineName): WebScanContext {
   const runners = realEngineRunners(
     loadConfig({ JWT_SECRET: TEST_JWT_SECRET, PATH: process.env.PATH ?? '' }),
     TEST_ENGINES.map((listed) => ({ ...listed, available: listed.name === engine })),
+    TEST_SANDBOX,
   );
   const ctx = useTestApp(
     {

@@ -143,6 +143,8 @@ export interface ScanEventsTable {
 export interface WorkersTable {
   id: string;
   engines: string[];
+  /** The engines of `engines` this worker runs in the scanner sandbox. */
+  sandboxed_engines: ColumnType<string[], string[] | undefined, string[]>;
   hostname: string;
   pid: number;
   started_at: Timestamp;

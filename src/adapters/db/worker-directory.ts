@@ -4,7 +4,7 @@
  * a second late changes nothing a client can rely on (workers heartbeat every few seconds anyway).
  */
 import type { Kysely } from 'kysely';
-import type { WorkerDirectory } from '../../use-cases/ports/scans.js';
+import type { RunnableEngine, WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { Database } from './database.js';
 import { runnableEngines } from './workers.repository.js';
 
@@ -13,7 +13,7 @@ export function createWorkerDirectory(
   options: { staleAfterMs: number; cacheMs?: number },
 ): WorkerDirectory & { invalidate(): void } {
   const cacheMs = options.cacheMs ?? 1000;
-  let cached: { at: number; engines: Promise<ReadonlySet<string>> } | null = null;
+  let cached: { at: number; engines: Promise<ReadonlyMap<string, RunnableEngine>> } | null = null;
   return {
     runnableEngines() {
       const now = Date.now();

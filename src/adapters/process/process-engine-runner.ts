@@ -4,8 +4,8 @@
  * of the whole group, cancellation), then the report read and parsed, also when the run was cut
  * short (a cancelled or timed-out nmap leaves partial XML whose complete hosts still count).
  */
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
-import { dirname, join, normalize } from 'node:path';
+import { chown, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type {
   EngineCommand,
@@ -15,8 +15,10 @@ import type {
   ToolEngine,
 } from '../../engines/engine.js';
 import type { EngineRunner, EngineRunOutput } from '../../use-cases/ports/engine-runs.js';
+import { findOnPath } from './probe-binaries.js';
 import { runProcess } from './run-process.js';
-import { scannerEnvironment, withScanWorkspace } from './scan-workspace.js';
+import { limitReached, type Sandbox, sandboxCommand } from './sandbox.js';
+import { scannerEnvironment, type WorkspaceOwner, withScanWorkspace } from './scan-workspace.js';
 
 /**
  * A report larger than this is read up to this size (and parsed as a partial report) by engines
@@ -30,11 +32,16 @@ const MAX_ERROR_DETAIL = 500;
 export interface ProcessEngineRunnerOptions {
   /** Where PATH, LANG, LC_ALL and TZ come from; nothing else of it reaches the scanner. */
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  /** Root can use raw-socket scans (nmap -sS). */
+  /**
+   * The worker runs as root, so the tool can have raw sockets (nmap -sS): as root itself without
+   * a sandbox, through CAP_NET_RAW when the engine's `rawSockets` asks for it inside one.
+   */
   readonly privileged: boolean;
   readonly killGraceMs?: number;
   /** Where workspaces are created (default: the OS temp directory). */
   readonly workspaceBase?: string;
+  /** Run the tool in this sandbox (sandbox.ts); null or absent: as the service's own user. */
+  readonly sandbox?: Sandbox | null;
 }
 
 /**
@@ -149,10 +156,14 @@ export async function readAndParseReport(
   };
 }
 
-/** Writes the engine's input files into the workspace; refuses paths that leave it. */
+/**
+ * Writes the engine's input files into the workspace; refuses paths that leave it. With `owner`
+ * (a sandboxed run), the files and the directories made for them belong to the scanner user.
+ */
 async function writeInputFiles(
   workDir: string,
   files: ReadonlyArray<{ readonly path: string; readonly content: string }>,
+  owner: WorkspaceOwner | undefined,
 ): Promise<void> {
   for (const file of files) {
     const relative = normalize(file.path);
@@ -160,8 +171,19 @@ async function writeInputFiles(
       throw new Error(`input file ${file.path} is outside the workspace`);
     }
     const path = join(workDir, relative);
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const firstMade = await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFile(path, file.content, { mode: 0o600 });
+    if (owner !== undefined) {
+      // mkdir answers the first directory it made: that one and those below it are new.
+      for (
+        let made = dirname(path);
+        firstMade !== undefined && made.length >= firstMade.length;
+        made = dirname(made)
+      ) {
+        await chown(made, owner.uid, owner.gid);
+      }
+      await chown(path, owner.uid, owner.gid);
+    }
   }
 }
 
@@ -170,12 +192,51 @@ function lastLines(text: string): string {
   return trimmed.length <= MAX_ERROR_DETAIL ? trimmed : `…${trimmed.slice(-MAX_ERROR_DETAIL)}`;
 }
 
+/**
+ * What is spawned for one run: the tool itself, or the sandbox around it (the tool resolved on
+ * the scanner's PATH, since the sandbox shows the tool's own directory; CAP_NET_RAW and the
+ * engine's variables for it when the worker is root and the engine says this argv needs raw
+ * sockets). Null: the tool is not on the scanner's PATH.
+ */
+async function spawnedCommand(
+  engine: ToolEngine,
+  argv: readonly string[],
+  workDir: string,
+  options: ProcessEngineRunnerOptions,
+): Promise<{
+  readonly binary: string;
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+} | null> {
+  const { command } = engine;
+  const env = { ...command.env, ...scannerEnvironment(options.parentEnv, workDir) };
+  const sandbox = options.sandbox ?? null;
+  if (sandbox === null) {
+    return { binary: engine.binary, argv, env };
+  }
+  const binaryPath = isAbsolute(engine.binary)
+    ? engine.binary
+    : await findOnPath(engine.binary, env.PATH ?? '');
+  if (binaryPath === null) {
+    return null;
+  }
+  const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
+  return {
+    ...sandboxCommand(sandbox, { binaryPath, argv, workDir, rawSockets }),
+    // Like `command.env`, these cannot replace the runner's allowlist.
+    env: rawSockets ? { ...command.rawSockets?.env, ...env } : env,
+  };
+}
+
 export function createProcessEngineRunner(
   engine: ToolEngine,
   options: ProcessEngineRunnerOptions,
 ): EngineRunner {
   const command = engine.command;
+  const sandbox = options.sandbox ?? null;
+  const owner = sandbox === null ? undefined : { uid: sandbox.uid, gid: sandbox.gid };
   return {
+    sandboxed: sandbox !== null,
     run(request) {
       return withScanWorkspace(
         `rampart-${engine.name}`,
@@ -203,6 +264,7 @@ export function createProcessEngineRunner(
             await writeInputFiles(
               dir,
               command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
+              owner,
             );
           }
           const progress = command.createProgress?.(request.options) ?? command.progress;
@@ -214,11 +276,18 @@ export function createProcessEngineRunner(
             }
             failure = command.failure?.(line, stream) ?? failure;
           };
+          const spawned = await spawnedCommand(engine, argv, dir, options);
+          if (spawned === null) {
+            return {
+              findings: [],
+              warnings: [],
+              ending: 'engine-error',
+              message: `${engine.name} could not be started: ENOENT: ${engine.binary} is not on the scanner PATH`,
+            };
+          }
           const result = await runProcess({
-            binary: engine.binary,
-            argv,
+            ...spawned,
             cwd: dir,
-            env: { ...command.env, ...scannerEnvironment(options.parentEnv, dir) },
             timeoutMs: request.timeoutMs,
             signal: request.signal,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
@@ -250,7 +319,14 @@ export function createProcessEngineRunner(
           if (result.timedOut) {
             return { ...base, ending: 'timed-out', message: null };
           }
-          if (result.exitCode === null || !command.successExitCodes.includes(result.exitCode)) {
+          // A sandbox limit says more than the exit code or the tool's last words.
+          const limit = sandbox === null ? null : limitReached(sandbox.limits, result);
+          const failed =
+            result.exitCode === null || !command.successExitCodes.includes(result.exitCode);
+          if (limit !== null && (failed || failure !== null)) {
+            return { ...base, ending: 'engine-error', message: `${engine.name} ${limit}` };
+          }
+          if (failed) {
             const how =
               result.exitCode === null
                 ? `was ended by ${result.signal ?? 'a signal'}`
@@ -280,6 +356,7 @@ export function createProcessEngineRunner(
           return { ...base, ending: 'completed', message: null };
         },
         options.workspaceBase,
+        owner,
       );
     },
   };

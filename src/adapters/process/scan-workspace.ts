@@ -4,7 +4,7 @@
  * and cloud credentials; none of it may reach a scanner, which parses hostile input.
  */
 import type { Dirent } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
@@ -41,9 +41,16 @@ export function scannerEnvironment(
   return env;
 }
 
+/** The user a sandboxed scanner runs as: its workspace is given to it (see sandbox.ts). */
+export interface WorkspaceOwner {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /**
  * Runs `work` with a fresh private temp directory (mode 0700) under os.tmpdir() (or `baseDir`),
- * removed afterwards even when work throws.
+ * removed afterwards even when work throws. With `owner`, the directory belongs to that user (the
+ * sandboxed scanner's only writable place); the service, as root, still reads and removes it.
  *
  * The directory is named `<prefix>-XXXXXX`, the prefix reduced to `[a-z0-9-]` so a scan id or
  * engine name cannot steer the path. If `work` throws, its error is what the caller sees, even
@@ -54,12 +61,16 @@ export async function withScanWorkspace<T>(
   prefix: string,
   work: (dir: string) => Promise<T>,
   baseDir?: string,
+  owner?: WorkspaceOwner,
 ): Promise<T> {
   const dir = await mkdtemp(join(baseDir ?? tmpdir(), `${sanitizePrefix(prefix)}-`));
   let result: T;
   try {
     // mkdtemp already creates 0700 (less any umask bits); say it explicitly, it is the point.
     await chmod(dir, 0o700);
+    if (owner !== undefined) {
+      await chown(dir, owner.uid, owner.gid);
+    }
     result = await work(dir);
   } catch (error) {
     await removeWorkspace(dir).catch(() => undefined);

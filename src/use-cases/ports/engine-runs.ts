@@ -29,5 +29,7 @@ export interface EngineRunOutput {
 
 /** Runs one engine on one target: the process runner for real tools, an instant double in tests. */
 export interface EngineRunner {
+  /** The tool runs in the scanner sandbox (the worker registry and GET /api/v1/engines say so). */
+  readonly sandboxed?: boolean;
   run(request: EngineRunRequest): Promise<EngineRunOutput>;
 }

@@ -114,8 +114,15 @@ export interface ScanStore {
 }
 
 /** Which engines some live worker can run now (the 503 check and GET /api/v1/engines). */
+/** An engine a live worker runs. */
+export interface RunnableEngine {
+  /** Every live worker that runs it does so in the scanner sandbox. */
+  readonly sandboxed: boolean;
+}
+
 export interface WorkerDirectory {
-  runnableEngines(): Promise<ReadonlySet<string>>;
+  /** The engines a live worker runs, by name. */
+  runnableEngines(): Promise<ReadonlyMap<string, RunnableEngine>>;
 }
 
 export type TargetCheck =

@@ -144,7 +144,7 @@ export async function createScan(
       );
     }
   }
-  const runnable = await deps.workers.runnableEngines();
+  const runnable: ReadonlySet<string> = new Set((await deps.workers.runnableEngines()).keys());
   const callbackSecret =
     request.callbackUrl === null ? null : generateWebhookSecret(deps.randomBytes);
   const period = quotaPeriod(deps.clock.now());

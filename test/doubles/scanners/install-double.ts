@@ -14,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** The doubles' scripts (`<tool>.mjs`, `double-kit.mjs`): a sandboxed run must see this directory. */
+export const DOUBLE_SCRIPTS = HERE;
 
 /** What a double does once its argv check passed; every field is optional. */
 export interface DoubleSettings {

@@ -4,6 +4,7 @@ import { migration0003 } from './0003-scans-queue-findings-events.js';
 import { migration0004 } from './0004-webhooks.js';
 import { migration0005 } from './0005-templates-and-usage.js';
 import { migration0006 } from './0006-sentinel.js';
+import { migration0007 } from './0007-sandboxed-engines.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0004,
   migration0005,
   migration0006,
+  migration0007,
 ];

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { runsAsChildScans } from '../../../../engines/registry.js';
+import type { RunnableEngine } from '../../../../use-cases/ports/scans.js';
 import type { AppDeps } from '../../app-deps.js';
 import {
   API_KEY_AUTH_CODES,
@@ -17,6 +18,10 @@ const Engine = Type.Object(
       description: 'Whether a live worker can run it now (scans of other engines answer 503)',
     }),
     version: Type.Union([Type.String(), Type.Null()]),
+    sandboxed: Type.Boolean({
+      description:
+        'Rampart extension: every live worker that runs it runs it in the scanner sandbox (own unprivileged user, namespaces, resource limits)',
+    }),
     targetTypes: Type.Array(Type.String()),
     optionsSchema: Type.Unknown({ description: 'JSON Schema of the engine options' }),
   },
@@ -32,17 +37,24 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
   // The ~8 KB answer is serialized and encoded once per distinct set of runnable engines, not per
   // request (serializing was about a tenth of the route's CPU time in the benchmark profile; sent
   // as a string, Node measured and encoded its UTF-8 again on every request, 3 % of the CPU).
-  let cached: { runnable: ReadonlySet<string>; body: Buffer } | null = null;
-  const bodyFor = (runnable: ReadonlySet<string>): Buffer => {
+  let cached: { runnable: ReadonlyMap<string, RunnableEngine>; body: Buffer } | null = null;
+  const bodyFor = (runnable: ReadonlyMap<string, RunnableEngine>): Buffer => {
     if (cached?.runnable !== runnable) {
       // The same test as the 503 check of POST /api/v1/scans: a live worker registered it (an
       // engine that runs others as child scans: a live worker registered one of those).
-      const engines = deps.engines.map((engine) => ({
-        ...engine,
-        available: runsAsChildScans(engine.name)
-          ? [...runnable].some((name) => !runsAsChildScans(name))
-          : runnable.has(engine.name),
-      }));
+      const engines = deps.engines.map(({ targetTypes, optionsSchema, ...engine }) => {
+        // An engine that runs others is as sandboxed as the tools it would run now.
+        const members = runsAsChildScans(engine.name)
+          ? [...runnable].filter(([name]) => !runsAsChildScans(name)).map(([, member]) => member)
+          : [runnable.get(engine.name)].filter((member) => member !== undefined);
+        return {
+          ...engine,
+          available: members.length > 0,
+          sandboxed: members.length > 0 && members.every((member) => member.sandboxed),
+          targetTypes,
+          optionsSchema,
+        };
+      });
       cached = {
         runnable,
         body: Buffer.from(JSON.stringify({ success: true, data: { engines } })),
