@@ -184,7 +184,7 @@ export async function composeApp(
   };
   const app = await buildApp(deps, logger);
   // The scanner user's egress rules exist while this process runs workers.
-  const egress = config.workers > 0 ? await startEgressRules(config, logger) : null;
+  const egress = config.workers > 0 ? await startEgressRules(config, sandbox, logger) : null;
   const workers = await startWorkers({
     config,
     database,

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     timeoutMs: config.webhookTimeoutMs,
     logger,
   });
-  const egress = await startEgressRules(config, logger);
+  const egress = await startEgressRules(config, sandbox, logger);
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EgressRules, holdEgressRules } from '../../src/adapters/egress/nft-egress.js';
 import { createLogger } from '../../src/adapters/http/logger.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { startEgressRules } from '../../src/main/egress.js';
+import { scannerSandbox } from '../../src/main/scanner-sandbox.js';
 
 const isRoot = process.getuid?.() === 0;
 const PATH = process.env.PATH ?? '';
@@ -220,13 +221,14 @@ describe.runIf(isRoot)('scanner egress rules (real kernel, root)', () => {
   it('are loaded for a worker under SCANNER_SANDBOX=auto and required, and not under off', async () => {
     const env = { PATH, SCANNER_EGRESS_TABLE: table, ALLOW_PRIVATE_TARGETS: '10.20.0.0/16' };
     const logger = createLogger('silent');
-    expect(
-      await startEgressRules(loadConfig({ ...env, SCANNER_SANDBOX: 'off' }), logger),
-    ).toBeNull();
+    // As a worker starts: the sandbox decided (and its missing pieces named) first.
+    const start = async (config: Config) =>
+      startEgressRules(config, await scannerSandbox(config, logger), logger, { stateDir });
+    expect(await start(loadConfig({ ...env, SCANNER_SANDBOX: 'off' }))).toBeNull();
     expect(tableText()).toBeNull();
     for (const mode of ['auto', 'required']) {
       const config = loadConfig({ ...env, SCANNER_SANDBOX: mode });
-      const rules = await startEgressRules(config, logger, { stateDir });
+      const rules = await start(config);
       try {
         expect(tableText()).toContain('ip daddr 10.20.0.0/16 accept');
       } finally {
@@ -236,12 +238,10 @@ describe.runIf(isRoot)('scanner egress rules (real kernel, root)', () => {
     }
     const withoutUser = { ...env, SCANNER_USER: 'rampart-none' };
     const auto = loadConfig({ ...withoutUser, SCANNER_SANDBOX: 'auto' });
-    expect(await startEgressRules(auto, logger, { stateDir })).toBeNull();
+    expect(await start(auto)).toBeNull();
     expect(tableText()).toBeNull();
     const missingUser = loadConfig({ ...withoutUser, SCANNER_SANDBOX: 'required' });
-    await expect(startEgressRules(missingUser, logger, { stateDir })).rejects.toThrow(
-      /scanner user rampart-none/,
-    );
+    await expect(start(missingUser)).rejects.toThrow(/scanner user rampart-none/);
   });
 
   describe('holders across worker processes', () => {

@@ -1,8 +1,9 @@
 /**
- * Whether this machine can sandbox scanners, checked once when a worker starts: bwrap, setpriv
- * and prlimit on the scanner PATH, the scanner user, and root (only root can switch to that user
- * and hand nmap CAP_NET_RAW). The answer is the sandbox, or the list of what is missing, for the
- * mode (SCANNER_SANDBOX) to turn into a warning or a refusal.
+ * Whether this machine can isolate scanners, checked once when a worker starts: bwrap, setpriv
+ * and prlimit (the sandbox) and nft and flock (its egress rules, main/egress.ts) on the scanner
+ * PATH, the scanner user, and root (only root can switch to that user, hand nmap CAP_NET_RAW and
+ * load nftables rules). The answer is the sandbox, or the list of what is missing, for the mode
+ * (SCANNER_SANDBOX) to turn into a warning or a refusal.
  */
 import { execFile } from 'node:child_process';
 import type { ScannerSandboxConfig } from '../../config/load-config.js';
@@ -13,11 +14,16 @@ export type SandboxDetection =
   | { readonly ok: true; readonly sandbox: Sandbox }
   | { readonly ok: false; readonly missing: readonly string[] };
 
-/** The programs the sandbox command line is made of (sandbox.ts), with their Debian package. */
+/**
+ * The programs the sandbox command line is made of (sandbox.ts) and those that load its egress
+ * rules (adapters/egress/nft-egress.ts), with their Debian package.
+ */
 const PROGRAMS = [
   { binary: 'bwrap', package: 'bubblewrap' },
   { binary: 'setpriv', package: 'util-linux' },
   { binary: 'prlimit', package: 'util-linux' },
+  { binary: 'nft', package: 'nftables' },
+  { binary: 'flock', package: 'util-linux' },
 ];
 
 export async function detectSandbox(
@@ -38,7 +44,9 @@ export async function detectSandbox(
     );
   }
   if (uid !== 0) {
-    missing.push('root (the service must run as root to switch scanners to their own user)');
+    missing.push(
+      'root (the service must run as root to switch scanners to their own user and load nftables rules)',
+    );
   }
   if (missing.length > 0 || ids === null) {
     return { ok: false, missing };
