@@ -219,7 +219,13 @@ describe.runIf(isRoot)('scanner egress rules (real kernel, root)', () => {
   });
 
   it('are loaded for a worker under SCANNER_SANDBOX=auto and required, and not under off', async () => {
-    const env = { PATH, SCANNER_EGRESS_TABLE: table, ALLOW_PRIVATE_TARGETS: '10.20.0.0/16' };
+    // 127.0.0.2 stays allowed: the rules judge every scanner process on the machine, and other
+    // test files point theirs at 127.0.0.2 meanwhile.
+    const env = {
+      PATH,
+      SCANNER_EGRESS_TABLE: table,
+      ALLOW_PRIVATE_TARGETS: '127.0.0.2/32,10.20.0.0/16',
+    };
     const logger = createLogger('silent');
     // As a worker starts: the sandbox decided (and its missing pieces named) first.
     const start = async (config: Config) =>

@@ -1,23 +1,40 @@
 /**
  * The whole path with the real nmap: POST /api/v1/scans → worker → nmap (argument array, private
- * workspace) → XML parsed → findings over HTTP. Targets are ports this test opens on 127.0.0.1
- * (ALLOW_PRIVATE_TARGETS, as a deployment scanning its own network would set it), named by address
- * or as `localhost`, which nmap scans at the address the worker resolved it to.
+ * workspace, the scanner sandbox and its egress rules when the machine has them) → XML parsed →
+ * findings over HTTP. Targets are ports this test opens on 127.0.0.2 (ALLOW_PRIVATE_TARGETS, as a
+ * deployment scanning its own network would set it; 127.0.0.1 is the service's own address, which
+ * the egress rules refuse), named by address or as `scanme.test`, which the worker's resolver
+ * (a test lookup) answers with 127.0.0.2 and nmap scans at that address.
  */
 
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
 import { ourDescendants } from '../support/engine-runs.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 
-const ctx = useTestApp({
-  WORKERS: '1',
-  WORKER_CONCURRENCY: '2',
-  ALLOW_PRIVATE_TARGETS: 'true',
-  WORKER_SHUTDOWN_GRACE_MS: '100',
-});
+const LISTEN = '127.0.0.2';
+const ctx = useTestApp(
+  {
+    WORKERS: '1',
+    WORKER_CONCURRENCY: '2',
+    ALLOW_PRIVATE_TARGETS: 'true',
+    WORKER_SHUTDOWN_GRACE_MS: '100',
+  },
+  {
+    resolver: {
+      check: (target, allow) =>
+        checkResolvedTarget(target, allow, async (host) => {
+          if (host === 'scanme.test') {
+            return ['::2', LISTEN];
+          }
+          throw Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' });
+        }),
+    },
+  },
+);
 
 let key = '';
 let server: Server;
@@ -26,7 +43,7 @@ let port = 0;
 beforeAll(async () => {
   key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
   server = createServer((socket) => socket.end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, LISTEN, resolve));
   const address = server.address();
   port = typeof address === 'object' && address ? address.port : 0;
 });
@@ -46,7 +63,7 @@ function nmapChildren(): number[] {
 describe('nmap, for real', () => {
   it('scans a port opened by the test and reports it as a finding', async () => {
     const { id } = await createScan(ctx.app, key, {
-      target: '127.0.0.1',
+      target: LISTEN,
       scanType: 'nmap',
       options: { ports: String(port), serviceDetection: false, timing: 'T4' },
     });
@@ -61,14 +78,14 @@ describe('nmap, for real', () => {
       engine: 'nmap',
       severity: 'info',
       category: 'open-port',
-      location: { host: '127.0.0.1', port, protocol: 'tcp' },
+      location: { host: LISTEN, port, protocol: 'tcp' },
     });
     expect(response.body.data.findings[0].title).toContain(`${port}/tcp`);
   }, 90_000);
 
-  it('scans a name at the address the worker resolved and checked (localhost: 127.0.0.1)', async () => {
+  it('scans a name at the address the worker resolved and checked (scanme.test: 127.0.0.2)', async () => {
     const { id } = await createScan(ctx.app, key, {
-      target: 'localhost',
+      target: 'scanme.test',
       scanType: 'nmap',
       options: { ports: String(port), serviceDetection: false, timing: 'T4' },
     });
@@ -78,15 +95,15 @@ describe('nmap, for real', () => {
     const response = await ctx.app.request(`/api/v1/scans/${id}/findings`, {
       headers: { 'x-api-key': key },
     });
-    // IPv4 is preferred among the addresses localhost resolves to; the listener is on 127.0.0.1.
+    // IPv4 is preferred among the addresses the name resolves to; the listener is on 127.0.0.2.
     expect(response.body.data.findings.map((f: { location: unknown }) => f.location)).toEqual([
-      expect.objectContaining({ host: '127.0.0.1', port, protocol: 'tcp' }),
+      expect.objectContaining({ host: LISTEN, port, protocol: 'tcp' }),
     ]);
   }, 90_000);
 
   it('stops a cancelled running nmap within 2 s', async () => {
     const { id } = await createScan(ctx.app, key, {
-      target: '127.0.0.1',
+      target: LISTEN,
       scanType: 'nmap',
       // Slow on purpose: every port, paranoid timing.
       options: { ports: '1-65535', timing: 'T0', serviceDetection: false },
@@ -117,7 +134,7 @@ describe('nmap, for real', () => {
 
   it('fails a scan that runs past its timeout with SCAN_TIMEOUT', async () => {
     const { id } = await createScan(ctx.app, key, {
-      target: '127.0.0.1',
+      target: LISTEN,
       scanType: 'nmap',
       timeout: 1,
       options: { ports: '1-65535', timing: 'T0', serviceDetection: false },

@@ -108,7 +108,7 @@ describe('sentinel, for real', () => {
     expect(sqli[0]).toMatchObject({
       engine: 'sqlmap',
       correlatedBy: ['weakness'],
-      location: { host: '127.0.0.1', port },
+      location: { host: '127.0.0.2', port },
     });
     expect(sqli[0].sources.map((source: { engine: string }) => source.engine)).toEqual([
       'sqlmap',
@@ -138,7 +138,7 @@ describe('sentinel, for real', () => {
     const before = scannerProcesses();
     const { id } = await createScan(ctx.app, key, {
       // A server that never answers keeps both scanners waiting on their first request.
-      target: `http://127.0.0.1:${silent.port}/search?q=1`,
+      target: `http://127.0.0.2:${silent.port}/search?q=1`,
       scanType: 'sentinel',
       options: { engines: ['sqlmap', 'wapiti'] },
     });

@@ -1,7 +1,7 @@
 /**
  * The whole path with the real sqlmap: POST /api/v1/scans → worker → sqlmap (argument array,
  * private workspace) → `out/<host>/log` streamed through the parser → findings over HTTP. The
- * target is the deliberately vulnerable test app on 127.0.0.1 (ALLOW_PRIVATE_TARGETS, as a
+ * target is the deliberately vulnerable test app on 127.0.0.2 (ALLOW_PRIVATE_TARGETS, as a
  * deployment scanning its own network would set it).
  */
 
@@ -48,7 +48,7 @@ describe('sqlmap, for real', () => {
       title: 'SQL injection in GET parameter `q`',
       severity: 'high',
       category: 'sql-injection',
-      location: { host: '127.0.0.1', port: Number(new URL(ctx.vulnerable.url).port), url: target },
+      location: { host: '127.0.0.2', port: Number(new URL(ctx.vulnerable.url).port), url: target },
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(first.findings[0].evidence).toContain('back-end DBMS: PostgreSQL');

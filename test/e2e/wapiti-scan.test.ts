@@ -1,7 +1,7 @@
 /**
  * The whole path with the real wapiti: POST /api/v1/scans → worker → wapiti (argument array,
  * private workspace as HOME) → JSON report streamed through the parser → findings over HTTP. The
- * target is the deliberately vulnerable test app on 127.0.0.1 (ALLOW_PRIVATE_TARGETS, as a
+ * target is the deliberately vulnerable test app on 127.0.0.2 (ALLOW_PRIVATE_TARGETS, as a
  * deployment scanning its own network would set it).
  */
 
@@ -53,14 +53,14 @@ describe('wapiti, for real', () => {
       engine: 'wapiti',
       title: 'SQL Injection in /search (parameter q)',
       severity: 'critical',
-      location: { host: '127.0.0.1', port, protocol: 'tcp', url: `${ctx.vulnerable.url}search` },
+      location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${ctx.vulnerable.url}search` },
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(findings.find((f) => f.ruleId === 'cross-site-scripting:GET:name')).toMatchObject({
       engine: 'wapiti',
       title: 'Cross Site Scripting in /hello (parameter name)',
       severity: 'medium',
-      location: { host: '127.0.0.1', port, protocol: 'tcp', url: `${ctx.vulnerable.url}hello` },
+      location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${ctx.vulnerable.url}hello` },
       identifiers: { cve: [], cwe: ['CWE-79'] },
     });
     expect(scan.findingsSummary).toMatchObject({ critical: 1, medium: 1 });

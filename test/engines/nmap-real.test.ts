@@ -72,7 +72,7 @@ let open: { server: Server; port: number };
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'rampart-nmap-'));
-  open = await listen('127.0.0.1');
+  open = await listen('127.0.0.2');
 });
 
 afterAll(async () => {
@@ -92,19 +92,19 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
     ['connect scan (-sT), unprivileged', false],
     ...(isRoot ? [['SYN scan (-sS), as root', true] as [string, boolean]] : []),
   ])('%s reports the open port and not the closed one', async (name, privileged) => {
-    const closed = await closedPort('127.0.0.1');
+    const closed = await closedPort('127.0.0.2');
     const outputFile = join(workDir, `${privileged ? 'syn' : 'connect'}.xml`);
     const options = nmapOptionsWithDefaults({
       ports: `${open.port},${closed}`,
       timing: 'T4',
       serviceDetection: false,
     });
-    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), {
+    const argv = buildNmapArgv(options, ipTarget('127.0.0.2'), {
       outputFile,
       privileged,
       pinnedAddress: null,
     });
-    expect(argv.slice(-2), name).toEqual(['--', '127.0.0.1']);
+    expect(argv.slice(-2), name).toEqual(['--', '127.0.0.2']);
     await scan(argv);
     const result = parseNmapXml(await readFile(outputFile, 'utf8'));
     expect(result).toMatchObject({ hostsUp: 1, hostsTotal: 1, complete: true, warnings: [] });
@@ -113,7 +113,7 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       ruleId: 'open-port',
       severity: 'info',
       category: 'open-port',
-      location: { host: '127.0.0.1', port: open.port, protocol: 'tcp', url: null },
+      location: { host: '127.0.0.2', port: open.port, protocol: 'tcp', url: null },
     });
     expectValidDraftFinding(result.findings[0]);
   });
@@ -160,14 +160,14 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
     const argv = buildNmapArgv(options, target, {
       outputFile,
       privileged: false,
-      pinnedAddress: '127.0.0.1',
+      pinnedAddress: '127.0.0.2',
     });
     expect(argv).toContain('-n');
     await scan(argv);
     const result = parseNmapXml(await readFile(outputFile, 'utf8'));
     expect(result).toMatchObject({ hostsUp: 1, complete: true, warnings: [] });
     expect(result.findings.map((f) => f.location)).toEqual([
-      { host: '127.0.0.1', port: open.port, protocol: 'tcp', url: null },
+      { host: '127.0.0.2', port: open.port, protocol: 'tcp', url: null },
     ]);
   });
 
@@ -182,7 +182,7 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
     const outputFile = join(workDir, 'scripts.xml');
     const context = { outputFile, privileged: false, pinnedAddress: null };
     // banner (discovery, safe) passes the wrapper and runs against the open port.
-    await scan(buildNmapArgv(options(['banner']), ipTarget('127.0.0.1'), context));
+    await scan(buildNmapArgv(options(['banner']), ipTarget('127.0.0.2'), context));
     expect(parseNmapXml(await readFile(outputFile, 'utf8'))).toMatchObject({
       hostsUp: 1,
       complete: true,
@@ -191,7 +191,7 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
     // nmap quits before scanning anything.
     await expect(
       scan(
-        buildNmapArgv(options(['lltd-discovery', 'ipv6-ra-flood']), ipTarget('127.0.0.1'), context),
+        buildNmapArgv(options(['lltd-discovery', 'ipv6-ra-flood']), ipTarget('127.0.0.2'), context),
       ),
     ).rejects.toThrow(/did not match a category, filename, or directory/);
   });
@@ -205,7 +205,7 @@ describe('nmap (real binary) with buildNmapArgv and parseNmapXml', {
       timing: 'T4',
       serviceDetection: false,
     });
-    const argv = buildNmapArgv(options, ipTarget('127.0.0.1'), {
+    const argv = buildNmapArgv(options, ipTarget('127.0.0.2'), {
       outputFile,
       privileged: false,
       pinnedAddress: null,

@@ -56,7 +56,7 @@ describe('sqlmap (real binary) through the process runner', { timeout: 90_000 },
       severity: 'high',
       toolSeverity: null,
       category: 'sql-injection',
-      location: { host: '127.0.0.1', port, protocol: null, url },
+      location: { host: '127.0.0.2', port, protocol: null, url },
       identifiers: { cve: [], cwe: ['CWE-89'] },
       raw: { source: 'log', place: 'GET', parameter: 'q', dbms: 'PostgreSQL' },
     });
@@ -96,7 +96,7 @@ describe('sqlmap (real binary) through the process runner', { timeout: 90_000 },
     // The silent server keeps sqlmap waiting on its first request (its own timeout is 30 s).
     const port = silent.port;
     const before = sqlmapChildren();
-    const run = await scan(`http://127.0.0.1:${port}/item?id=1`, { technique: 'B' }, true);
+    const run = await scan(`http://127.0.0.2:${port}/item?id=1`, { technique: 'B' }, true);
     expect(run.progress[0]).toBe(2);
     expect(run.output.ending).toBe('cancelled');
     expect(run.output.findings).toEqual([]);

@@ -156,10 +156,10 @@ describe('sublist3r (real binary) writing a real report', () => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end(askPage());
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.2', resolve));
     proxyPort = (proxy.address() as AddressInfo).port;
     listener = createTcpServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.2', resolve));
     openPort = (listener.address() as AddressInfo).port;
   });
 
@@ -196,7 +196,7 @@ describe('sublist3r (real binary) writing a real report', () => {
       cwd: workDir,
       env: {
         ...scannerEnvironment({ PATH: process.env.PATH }, workDir),
-        HTTP_PROXY: `http://127.0.0.1:${proxyPort}`,
+        HTTP_PROXY: `http://127.0.0.2:${proxyPort}`,
       },
       timeoutMs: 60_000,
       onStdoutLine: (line) => stdout.push(line),

@@ -70,11 +70,11 @@ describe('wapiti (real binary) through the process runner', { timeout: 90_000 },
       title: 'SQL Injection in /search (parameter q)',
       severity: 'critical',
       toolSeverity: '4',
-      location: { host: '127.0.0.1', port, protocol: 'tcp', url: `${app.url}search` },
+      location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${app.url}search` },
       identifiers: { cve: [], cwe: ['CWE-89'] },
       raw: { section: 'vulnerabilities', category: 'SQL Injection', parameter: 'q', level: 4 },
     });
-    expect(sqli?.evidence).toContain('curl: curl "http://127.0.0.1:');
+    expect(sqli?.evidence).toContain('curl: curl "http://127.0.0.2:');
     const xss = vulnerabilities.find(
       (finding) => finding.ruleId === 'cross-site-scripting:GET:name',
     );
@@ -82,7 +82,7 @@ describe('wapiti (real binary) through the process runner', { timeout: 90_000 },
       title: 'Cross Site Scripting in /hello (parameter name)',
       severity: 'medium',
       toolSeverity: '2',
-      location: { host: '127.0.0.1', port, protocol: 'tcp', url: `${app.url}hello` },
+      location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${app.url}hello` },
       identifiers: { cve: [], cwe: ['CWE-79'] },
     });
     expect(xss?.remediation).toMatch(/\S/);
@@ -115,7 +115,7 @@ describe('wapiti (real binary) through the process runner', { timeout: 90_000 },
     // The silent server keeps wapiti's crawler waiting on its first request (for seconds).
     const port = silent.port;
     const before = wapitiChildren();
-    const run = await scan(`http://127.0.0.1:${port}/`, { modules: ['xss'] }, true);
+    const run = await scan(`http://127.0.0.2:${port}/`, { modules: ['xss'] }, true);
     expect(run.output.ending).toBe('cancelled');
     expect(run.output.findings).toEqual([]);
     expect(run.msAfterAbort).not.toBeNull();

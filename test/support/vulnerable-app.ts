@@ -1,7 +1,8 @@
 /**
  * A DELIBERATELY VULNERABLE web application, for tests only: real scanners (sqlmap, wapiti) are
  * pointed at it and must find what was planted. Never import it from src/, never listen beyond
- * 127.0.0.1.
+ * 127.0.0.2 (a loopback address that is not the service's own 127.0.0.1, which the scanner egress
+ * rules refuse).
  *
  * Pages:
  * - `/`              an HTML index linking to both pages below, with a GET form for each, so
@@ -22,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 
 export interface VulnerableApp {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://127.0.0.2:<port>/` */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -59,13 +60,13 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><title>${title}</title></head><body>\n${body}\n</body></html>\n`;
 }
 
-/** Starts the app on 127.0.0.1, on a random free port. */
+/** Starts the app on 127.0.0.2, on a random free port. */
 export async function startVulnerableApp(): Promise<VulnerableApp> {
   const db = await PGlite.create();
   await db.exec(SEED);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const url = new URL(request.url ?? '/', 'http://127.0.0.2');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       send(response, 405, page('Method not allowed', '<p>Method not allowed</p>'));
       return;
@@ -126,7 +127,7 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, '127.0.0.2', () => {
       server.off('error', reject);
       resolve();
     });
@@ -135,7 +136,7 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
 
   let closed: Promise<void> | null = null;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.2:${port}/`,
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {

@@ -4,7 +4,8 @@
  * waiting), a site whose pages send the scanner to another host that counts who came, and for the
  * end-to-end tests an app whose one worker runs only that engine, through
  * the runners a worker builds at start, with ALLOW_PRIVATE_TARGETS (the vulnerable app is on
- * 127.0.0.1, as a deployment scanning its own network would set it), and a key whose rate limit
+ * 127.0.0.2, as a deployment scanning its own network would set it; not on 127.0.0.1, the service's
+ * own address, which the scanner egress rules refuse), and a key whose rate limit
  * lets a test poll its scans for minutes.
  */
 import { randomUUID } from 'node:crypto';
@@ -46,9 +47,9 @@ export function useVulnerableApp(): { readonly url: string } {
   };
 }
 
-/** Listens on 127.0.0.1 on a free port; resolves with the port. */
-async function listenLocally(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+/** Listens on `host` (127.0.0.2: a scan's target) on a free port; resolves with the port. */
+async function listenLocally(server: Server, host = '127.0.0.2'): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') {
     throw new Error('the server has no TCP address');
@@ -57,15 +58,17 @@ async function listenLocally(server: Server): Promise<number> {
 }
 
 export interface ElsewhereSite {
-  /** The site the scanner is given, `http://127.0.0.1:<port>/`. */
+  /** The site the scanner is given, `http://127.0.0.2:<port>/`. */
   readonly url: string;
   /** Connections the other host has received so far. */
   readonly visits: number;
 }
 
 /**
- * Two servers on 127.0.0.1 for the whole test file: the site a scan targets and another host,
- * reached as `localhost` (another host name for the scanner), that only counts connections. The
+ * Two servers for the whole test file: the site a scan targets, on 127.0.0.2, and another host,
+ * reached as `localhost` (127.0.0.1, another host name for the scanner; when a worker's egress
+ * rules are loaded the kernel refuses it too, as the service's own address), that only counts
+ * connections. The
  * site's pages send the scanner there: `/jump?id=1` with a 302 redirect, `/meta?id=1` with a meta
  * refresh, `/` with links to the other host and to `/jump` and `/meta`.
  */
@@ -94,7 +97,7 @@ export function useElsewhereSite(): ElsewhereSite {
     response.writeHead(200, { 'Content-Type': 'text/html' }).end(body);
   });
   beforeAll(async () => {
-    elsewherePort = await listenLocally(elsewhere);
+    elsewherePort = await listenLocally(elsewhere, '127.0.0.1');
     sitePort = await listenLocally(site);
   });
   afterAll(async () => {
@@ -104,7 +107,7 @@ export function useElsewhereSite(): ElsewhereSite {
   });
   return {
     get url() {
-      return `http://127.0.0.1:${sitePort}/`;
+      return `http://127.0.0.2:${sitePort}/`;
     },
     get visits() {
       return visits;
@@ -113,7 +116,7 @@ export function useElsewhereSite(): ElsewhereSite {
 }
 
 /**
- * A TCP server on 127.0.0.1 for the whole test file that accepts connections and never answers:
+ * A TCP server on 127.0.0.2 for the whole test file that accepts connections and never answers:
  * a scanner sent there waits on its first request until it is stopped. Read `port` inside tests.
  */
 export function useSilentServer(): { readonly port: number } {
@@ -128,7 +131,7 @@ export function useSilentServer(): { readonly port: number } {
       socket.on('close', () => sockets.delete(socket));
     });
     server = silent;
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.2', resolve));
   });
   afterAll(async () => {
     for (const socket of sockets) {
