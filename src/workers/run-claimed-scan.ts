@@ -110,6 +110,8 @@ export async function runClaimedScan(
         outcome: end.outcome,
         ending: result.ending.kind,
         findings: result.findings.length,
+        // The tool's last words on an engine error: here only, never in the scan's error.
+        ...(result.detail ? { detail: result.detail } : {}),
       },
       'scan ended',
     );

@@ -178,9 +178,8 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
       exitCode: 1,
     });
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toBe(
-      'harvester exited with code 1: ValueError: Failed to initialize StashManager',
-    );
+    expect(output.message).toBe('harvester exited with code 1');
+    expect(output.detail).toBe('ValueError: Failed to initialize StashManager');
     expect(output.findings).toEqual([]);
   });
 
@@ -198,9 +197,8 @@ describe('harvester engine with the theHarvester TEST DOUBLE and the real proces
       { command: offContract },
     );
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toBe(
-      'harvester exited with code 64: theHarvester double: argv refused: unknown flag --output',
-    );
+    expect(output.message).toBe('harvester exited with code 64');
+    expect(output.detail).toBe('theHarvester double: argv refused: unknown flag --output');
     expect(output.findings).toEqual([]);
     expect(argvs).toEqual([]);
   });

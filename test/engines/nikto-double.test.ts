@@ -115,8 +115,9 @@ describe('nikto through the process runner, against the nikto test double', () =
       },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toBe(
-      'nikto exited with code 255: - Could not find a valid nikto config file. Tried: /etc/nikto.conf',
+    expect(run.output.message).toBe('nikto exited with code 255');
+    expect(run.output.detail).toBe(
+      '- Could not find a valid nikto config file. Tried: /etc/nikto.conf',
     );
     expect(run.output.findings).toEqual([]);
   });
@@ -184,8 +185,9 @@ describe('nikto through the process runner, against the nikto test double', () =
       settings: { fixture: JUICE_SHOP },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toMatch(/^nikto exited with code 64: nikto double: argv refused: /);
-    expect(run.output.message).toContain(reason);
+    expect(run.output.message).toBe('nikto exited with code 64');
+    expect(run.output.detail).toMatch(/^nikto double: argv refused: /);
+    expect(run.output.detail).toContain(reason);
     expect(await loggedArgv(run.argvLog)).toEqual([]);
   });
 });

@@ -148,9 +148,8 @@ describe('nuclei through the process runner, against the nuclei test double', ()
       },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toBe(
-      'nuclei exited with code 1: [FTL] Could not run nuclei: no templates provided for scan',
-    );
+    expect(run.output.message).toBe('nuclei exited with code 1');
+    expect(run.output.detail).toBe('[FTL] Could not run nuclei: no templates provided for scan');
     expect(run.output.findings).toEqual([]);
   });
 
@@ -204,10 +203,9 @@ describe('nuclei through the process runner, against the nuclei test double', ()
       settings: { fixture: DVWA_FIXTURE },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toMatch(
-      /^nuclei exited with code 64: nuclei double: argv refused: /,
-    );
-    expect(run.output.message).toContain(reason);
+    expect(run.output.message).toBe('nuclei exited with code 64');
+    expect(run.output.detail).toMatch(/^nuclei double: argv refused: /);
+    expect(run.output.detail).toContain(reason);
     expect(await loggedArgv(run.argvLog)).toEqual([]);
   });
 });

@@ -156,10 +156,10 @@ describe('sublist3r (real binary) writing a real report', () => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end(askPage());
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.2', resolve));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyPort = (proxy.address() as AddressInfo).port;
     listener = createTcpServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.2', resolve));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     openPort = (listener.address() as AddressInfo).port;
   });
 
@@ -170,7 +170,9 @@ describe('sublist3r (real binary) writing a real report', () => {
 
   /**
    * One run with the runner's parts (argv from the engine, runProcess, readAndParseReport) but an
-   * environment with HTTP_PROXY, which the runner's allowlist would drop.
+   * environment with HTTP_PROXY, which the runner's allowlist would drop. It runs outside the
+   * sandbox, as the test's own user, so the scanner egress rules (which refuse 127.0.0.1 to the
+   * scanner user) do not judge it: the proxy and the port sublist3r probes stay on 127.0.0.1.
    */
   async function runThroughProxy(
     options: Record<string, unknown>,
@@ -196,7 +198,7 @@ describe('sublist3r (real binary) writing a real report', () => {
       cwd: workDir,
       env: {
         ...scannerEnvironment({ PATH: process.env.PATH }, workDir),
-        HTTP_PROXY: `http://127.0.0.2:${proxyPort}`,
+        HTTP_PROXY: `http://127.0.0.1:${proxyPort}`,
       },
       timeoutMs: 60_000,
       onStdoutLine: (line) => stdout.push(line),

@@ -175,9 +175,8 @@ describe('trivy engine through the process runner, against the trivy TEST DOUBLE
       ],
     });
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toMatch(
-      /^trivy exited with code 1: .*unable to find the specified image/s,
-    );
+    expect(output.message).toBe('trivy exited with code 1');
+    expect(output.detail).toMatch(/^.*unable to find the specified image/s);
     expect(output.findings).toEqual([]);
   });
 
@@ -244,8 +243,9 @@ describe('trivy engine through the process runner, against the trivy TEST DOUBLE
       { engineCommand: refusing },
     );
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toMatch(/^trivy exited with code 64: trivy double: argv refused: /);
-    expect(output.message).toMatch(reason);
+    expect(output.message).toBe('trivy exited with code 64');
+    expect(output.detail).toMatch(/^trivy double: argv refused: /);
+    expect(output.detail).toMatch(reason);
   });
 
   it('--image-src on a repository scan is refused, as trivy repository has no such flag', async () => {
@@ -261,6 +261,6 @@ describe('trivy engine through the process runner, against the trivy TEST DOUBLE
       { scanTarget: REPOSITORY, engineCommand: imageOnly },
     );
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toMatch(/unknown flag --image-src/);
+    expect(output.detail).toMatch(/unknown flag --image-src/);
   });
 });

@@ -146,8 +146,9 @@ describe('zap through the process runner, against the zap.sh test double', () =>
       },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toBe(
-      'zap exited with code 1: Job spider failed to access URL https://vhers-virus-scan-tools-c82b4c-tools.apps.silver.devops.gov.bc.ca/ check that it is valid : connection refused',
+    expect(run.output.message).toBe('zap exited with code 1');
+    expect(run.output.detail).toBe(
+      'Job spider failed to access URL https://vhers-virus-scan-tools-c82b4c-tools.apps.silver.devops.gov.bc.ca/ check that it is valid : connection refused',
     );
     expect(run.output.findings).toHaveLength(35);
   });
@@ -211,8 +212,9 @@ describe('zap through the process runner, against the zap.sh test double', () =>
       settings: { fixture: BASELINE },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toMatch(/^zap exited with code 64: zap double: argv refused: /);
-    expect(run.output.message).toContain(reason);
+    expect(run.output.message).toBe('zap exited with code 64');
+    expect(run.output.detail).toMatch(/^zap double: argv refused: /);
+    expect(run.output.detail).toContain(reason);
     expect(await loggedArgv(run.argvLog)).toEqual([]);
   });
 
@@ -230,8 +232,9 @@ describe('zap through the process runner, against the zap.sh test double', () =>
       settings: { fixture: BASELINE },
     });
     expect(run.output.ending).toBe('engine-error');
-    expect(run.output.message).toBe(
-      'zap exited with code 64: zap double: argv refused: the plan names no target URL (env.contexts[0].urls)',
+    expect(run.output.message).toBe('zap exited with code 64');
+    expect(run.output.detail).toBe(
+      'zap double: argv refused: the plan names no target URL (env.contexts[0].urls)',
     );
   });
 });

@@ -179,9 +179,22 @@ describe('process engine runner', () => {
     });
     const { output } = await run(engine);
     expect(output.ending).toBe('engine-error');
-    expect(output.message).toBe(
-      `${nmapEngine.name} exited with code 0 but wrote no report: could not start: no such host`,
+    expect(output.message).toBe(`${nmapEngine.name} exited with code 0 but wrote no report`);
+    expect(output.detail).toBe('could not start: no such host');
+  });
+
+  it("keeps the tool's stderr out of the scan's error: it is the log's detail only", async () => {
+    const engine = engineRunning(
+      `console.error('Traceback: secret-looking-token-1234 from the target'); process.exit(3);`,
+      {},
     );
+    const { output } = await run(engine);
+    expect(output).toMatchObject({
+      ending: 'engine-error',
+      message: `${nmapEngine.name} exited with code 3`,
+      detail: 'Traceback: secret-looking-token-1234 from the target',
+    });
+    expect(output.message).not.toContain('secret-looking-token');
   });
 
   it('fails a run whose output says it tested nothing, keeping the findings it reported', async () => {

@@ -319,39 +319,35 @@ export function createProcessEngineRunner(
           if (result.timedOut) {
             return { ...base, ending: 'timed-out', message: null };
           }
-          // A sandbox limit says more than the exit code or the tool's last words.
+          // A sandbox limit says more than the exit code or the tool's last words. The message
+          // is the service's own words: the tool's stderr (the target's answers, its environment)
+          // goes to the service's log only, as `detail` (issue 18).
           const limit = sandbox === null ? null : limitReached(sandbox.limits, result);
           const failed =
             result.exitCode === null || !command.successExitCodes.includes(result.exitCode);
+          const engineError = (message: string) => ({
+            ...base,
+            ending: 'engine-error' as const,
+            message,
+            detail: lastLines(result.stderr) || null,
+          });
           if (limit !== null && (failed || failure !== null)) {
-            return { ...base, ending: 'engine-error', message: `${engine.name} ${limit}` };
+            return engineError(`${engine.name} ${limit}`);
           }
           if (failed) {
-            const how =
+            return engineError(
               result.exitCode === null
-                ? `was ended by ${result.signal ?? 'a signal'}`
-                : `exited with code ${result.exitCode}`;
-            const detail = lastLines(result.stderr);
-            return {
-              ...base,
-              ending: 'engine-error',
-              message: `${engine.name} ${how}${detail ? `: ${detail}` : ''}`,
-            };
+                ? `${engine.name} was ended by ${result.signal ?? 'a signal'}`
+                : `${engine.name} exited with code ${result.exitCode}`,
+            );
           }
           if (failure !== null) {
-            return {
-              ...base,
-              ending: 'engine-error',
-              message: `${engine.name} failed: ${failure}`,
-            };
+            return engineError(`${engine.name} failed: ${failure}`);
           }
           if (command.reportRequired === true && !parsed.found) {
-            const detail = lastLines(result.stderr);
-            return {
-              ...base,
-              ending: 'engine-error',
-              message: `${engine.name} exited with code ${result.exitCode} but wrote no report${detail ? `: ${detail}` : ''}`,
-            };
+            return engineError(
+              `${engine.name} exited with code ${result.exitCode} but wrote no report`,
+            );
           }
           return { ...base, ending: 'completed', message: null };
         },

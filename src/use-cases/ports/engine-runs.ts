@@ -23,8 +23,13 @@ export interface EngineRunOutput {
   readonly findings: readonly DraftFinding[];
   readonly warnings: readonly string[];
   readonly ending: 'completed' | 'timed-out' | 'cancelled' | 'engine-error';
-  /** For `engine-error`: what went wrong, for the scan's `error.message`. */
+  /** For `engine-error`: what went wrong, for the scan's `error.message` (the service's words). */
   readonly message: string | null;
+  /**
+   * For `engine-error`: the tool's own last words (its stderr), for the service's log only. Never
+   * part of the scan's error: it comes from outside (the target's answers, the tool's setup).
+   */
+  readonly detail?: string | null;
 }
 
 /** Runs one engine on one target: the process runner for real tools, an instant double in tests. */

@@ -36,6 +36,8 @@ export interface ScanRunResult {
   readonly summary: FindingsSummary;
   readonly riskScore: number;
   readonly warnings: readonly string[];
+  /** For an engine error, the tool's last words: for the service's log, never the scan's error. */
+  readonly detail?: string | null;
 }
 
 function result(
@@ -115,14 +117,17 @@ export async function runScan(
         output.warnings,
       );
     case 'engine-error':
-      return result(
-        engine.name,
-        {
-          kind: 'failed',
-          error: { code: 'ENGINE_ERROR', message: output.message ?? `${engine.name} failed` },
-        },
-        output.findings,
-        output.warnings,
-      );
+      return {
+        ...result(
+          engine.name,
+          {
+            kind: 'failed',
+            error: { code: 'ENGINE_ERROR', message: output.message ?? `${engine.name} failed` },
+          },
+          output.findings,
+          output.warnings,
+        ),
+        detail: output.detail ?? null,
+      };
   }
 }
