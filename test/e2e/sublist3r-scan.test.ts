@@ -7,7 +7,9 @@
  * The app is given the real resolution check (`checkResolvedTarget`, with its private-range rules)
  * over a lookup table instead of the system resolver: names under `example.com` and `.example`
  * resolve to 203.0.113.10 (a documentation address, which the range check allows), `.invalid`
- * names do not resolve. ALLOW_PRIVATE_TARGETS stays off. sublist3r itself then runs for real and
+ * names do not resolve. ALLOW_PRIVATE_TARGETS allows only 127.0.0.2, where the other test files
+ * point their scanners: this app's workers load the scanner egress rules, which judge every
+ * scanner process on the machine (test/support/harness.ts). sublist3r itself then runs for real and
  * reaches none of its search engines (no internet here), which it reports by exiting 0 with no
  * output file: a completed scan with no findings.
  */
@@ -16,7 +18,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
 import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
 import { type LiveProcess, liveProcesses, ourDescendants } from '../support/engine-runs.js';
-import { useTestApp } from '../support/harness.js';
+import { SCAN_ADDRESS, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { createPollingKey } from '../support/web-scan.js';
 
@@ -34,7 +36,12 @@ const resolver: TargetResolver = {
 };
 
 const ctx = useTestApp(
-  { WORKERS: '1', WORKER_CONCURRENCY: '2', WORKER_SHUTDOWN_GRACE_MS: '100' },
+  {
+    WORKERS: '1',
+    WORKER_CONCURRENCY: '2',
+    WORKER_SHUTDOWN_GRACE_MS: '100',
+    ALLOW_PRIVATE_TARGETS: SCAN_ADDRESS,
+  },
   { resolver },
 );
 

@@ -9,7 +9,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../examples/verify-webhook-signature.js';
 import { createTestDatabase } from '../support/database.js';
-import { createKey, startApp, type TestApp, tokenFor, useTestApp } from '../support/harness.js';
+import {
+  createKey,
+  SCAN_ADDRESS,
+  startApp,
+  type TestApp,
+  tokenFor,
+  useTestApp,
+} from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { answerWith, type HttpsReceiver, startHttpsReceiver } from '../support/tls.js';
 import { until } from '../support/until.js';
@@ -50,7 +57,8 @@ beforeAll(async () => {
   ).rawKey;
   receiver = await startHttpsReceiver();
   tcp = createServer((socket) => socket.end());
-  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  // On 127.0.0.2: 127.0.0.1 is the service's own address, which the scanner egress rules refuse.
+  await new Promise<void>((resolve) => tcp.listen(0, SCAN_ADDRESS, resolve));
   const address = tcp.address();
   openPort = typeof address === 'object' && address ? address.port : 0;
 });
@@ -256,14 +264,14 @@ describe('delivery of real scans', () => {
       events: ['scan.started', 'scan.completed', 'scan.failed', 'scan.cancelled'],
     });
     const done = await createScan(ctx.app, key, {
-      target: '127.0.0.1',
+      target: SCAN_ADDRESS,
       scanType: 'nmap',
       name: 'Prüfung ✓ 🚀 </script>',
       options: { ports: String(openPort), serviceDetection: false, timing: 'T4' },
     });
     const failed = await createScan(ctx.app, key, { target: 'gone.invalid', scanType: 'nmap' });
     const slow = await createScan(ctx.app, key, {
-      target: '127.0.0.1',
+      target: SCAN_ADDRESS,
       scanType: 'nmap',
       options: { ports: '1-65535', timing: 'T0', serviceDetection: false },
     });
@@ -310,7 +318,7 @@ describe('delivery of real scans', () => {
       scanId: done.id,
       scanType: 'nmap',
       name: 'Prüfung ✓ 🚀 </script>',
-      target: '127.0.0.1',
+      target: SCAN_ADDRESS,
       status: 'completed',
       progress: 100,
       resultCount: 1,
@@ -552,6 +560,8 @@ describe('disabling and restarts (separate apps)', () => {
     const app = await startApp(own.handle, {
       WORKERS: '1',
       WORKER_CONCURRENCY: '4',
+      // Its real runners load the scanner egress rules: keep the suite's scan address (harness.ts).
+      ALLOW_PRIVATE_TARGETS: SCAN_ADDRESS,
       ALLOW_PRIVATE_WEBHOOKS: 'true',
       WEBHOOK_RETRY_DELAYS_MS: '0,3000,3000,3000',
       WORKER_SHUTDOWN_GRACE_MS: '100',
@@ -620,6 +630,7 @@ describe('disabling and restarts (separate apps)', () => {
     const flaky = await startHttpsReceiver(answerWith(500));
     const env = {
       WORKERS: '1',
+      ALLOW_PRIVATE_TARGETS: SCAN_ADDRESS,
       ALLOW_PRIVATE_WEBHOOKS: 'true',
       WEBHOOK_RETRY_DELAYS_MS: '0,1500,1500,1500',
       WORKER_SHUTDOWN_GRACE_MS: '100',

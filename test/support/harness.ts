@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
 import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-limit-store.js';
 import { type Config, loadConfig } from '../../src/config/load-config.js';
+import { allowsPrivateAddress } from '../../src/domain/targets/private-target-policy.js';
 import { listEngines } from '../../src/engines/registry.js';
 import { type ComposedApp, composeApp } from '../../src/main/compose.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
@@ -82,6 +83,7 @@ export async function startApp(
     SCANNER_USER: process.env.SCANNER_USER,
     ...env,
   });
+  assertScannersMayShare(config, options.engineRunners !== undefined);
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -211,5 +213,26 @@ export async function withinOneMinuteWindow(marginMs = 5_000): Promise<void> {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 60_000 - marginMs) {
     await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+  }
+}
+
+/** Where the suite's real scanners are pointed: a loopback address that is not the service's. */
+export const SCAN_ADDRESS = '127.0.0.2';
+
+/**
+ * An app whose workers build the real runners loads the scanner egress rules, and those judge
+ * every scanner process on the machine, the other test files' included (they run in parallel).
+ * Such an app must therefore let scanners reach SCAN_ADDRESS, or it would break scans it knows
+ * nothing of: refused here, loudly, rather than as another file's flaky failure.
+ */
+function assertScannersMayShare(config: Config, ownRunners: boolean): void {
+  if (
+    config.workers > 0 &&
+    !ownRunners &&
+    !allowsPrivateAddress(config.allowPrivateTargets, SCAN_ADDRESS)
+  ) {
+    throw new Error(
+      `a test app with real runners loads the scanner egress rules: its ALLOW_PRIVATE_TARGETS must allow ${SCAN_ADDRESS}`,
+    );
   }
 }
