@@ -28,6 +28,7 @@ import type { AppDeps, EngineAvailability } from '../adapters/http/app-deps.js';
 import { buildApp } from '../adapters/http/build-app.js';
 import { createLogger } from '../adapters/http/logger.js';
 import { probeEngineBinaries } from '../adapters/process/probe-binaries.js';
+import type { Sandbox } from '../adapters/process/sandbox.js';
 import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
 import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-store.js';
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
@@ -57,6 +58,11 @@ export interface ComposeOptions {
    * binaries were found. Tests and benchmarks register an instant test engine here.
    */
   engineRunners?: ReadonlyMap<string, EngineRunner>;
+  /**
+   * The scanner sandbox, instead of the one SCANNER_SANDBOX decides (tests: one whose /etc/hosts
+   * is the test's); its egress rules are loaded as for that one. Unused with `engineRunners`.
+   */
+  sandbox?: Sandbox;
   /** Replaces DNS resolution of target names (tests). */
   resolver?: TargetResolver;
   /** Replaces DNS resolution of webhook hosts, at creation and at connect time (tests). */
@@ -125,7 +131,7 @@ export async function composeApp(
   // Decided before anything is opened: SCANNER_SANDBOX=required stops a start that cannot comply.
   const sandbox =
     options.engineRunners === undefined && config.workers > 0
-      ? await scannerSandbox(config, logger)
+      ? (options.sandbox ?? (await scannerSandbox(config, logger)))
       : null;
   const database = options.database ?? (await openDatabase(config));
   const rateLimits =

@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
+import type { Sandbox } from '../../src/adapters/process/sandbox.js';
 import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-limit-store.js';
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { allowsPrivateAddress } from '../../src/domain/targets/private-target-policy.js';
@@ -64,6 +65,8 @@ export async function startApp(
     /** The engines this app's workers run (set WORKERS in env to start some). */
     engineRunners?: ReadonlyMap<string, EngineRunner>;
     resolver?: TargetResolver;
+    /** The scanner sandbox of the real runners (without `engineRunners`) and their egress rules. */
+    sandbox?: Sandbox;
     /** Resolves webhook and callback hosts (creation checks and delivery). */
     webhookLookup?: (host: string) => Promise<string[]>;
     /** The app's clock (quota months, usage periods). */
@@ -98,6 +101,7 @@ export async function startApp(
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.engineRunners ? { engineRunners: options.engineRunners } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

@@ -14,6 +14,12 @@
  * - `/hello?name=`   PLANTED REFLECTED XSS: `name` is written into the HTML unescaped (no SQL);
  * - anything else    404.
  *
+ * With `elsewhere` (another server's origin, `http://127.0.0.1:<port>`), the app also sends its
+ * visitors there, as a site a tenant controls would send a scanner: the index links to
+ * `<elsewhere>/linked?id=1`, to `/away?id=1` (a 302 redirect to `<elsewhere>/landed?id=1`) and to
+ * `/refresh?id=1` (a meta refresh to `<elsewhere>/refreshed?id=1`), and a search that finds no row
+ * answers with a 302 redirect to `<elsewhere>/search?q=<q>`. Without it, none of this exists.
+ *
  * The query runs through PGlite's extended protocol, so stacked queries (`'; SELECT …`) fail:
  * sqlmap finds boolean-blind, error-based, UNION and time-based injection here, not stacked. Keep
  * time-based tests (`T`) out of fast tests: PGlite runs in this process, and `pg_sleep` holds it.
@@ -35,14 +41,22 @@ const SEED = `
   INSERT INTO users VALUES (1, 'admin', 'hunter2'), (2, 'alice', 'correct horse');
 `;
 
-const INDEX = `<!doctype html>
+/** The index, with the links to the other server when there is one. */
+const index = (elsewhere: string | undefined) => `<!doctype html>
 <html><head><title>Vulnerable shop (test fixture)</title></head>
 <body>
 <h1>Vulnerable shop</h1>
 <ul>
   <li><a href="/search?q=apple">Search products</a></li>
   <li><a href="/hello?name=world">Say hello</a></li>
-</ul>
+${
+  elsewhere === undefined
+    ? ''
+    : `  <li><a href="${elsewhere}/linked?id=1">Our other shop</a></li>
+  <li><a href="/away?id=1">Moved away</a></li>
+  <li><a href="/refresh?id=1">Refreshed away</a></li>
+`
+}</ul>
 <form action="/search" method="get"><input type="text" name="q" value="apple"><input type="submit" value="Search"></form>
 <form action="/hello" method="get"><input type="text" name="name" value="world"><input type="submit" value="Hello"></form>
 </body></html>
@@ -60,8 +74,22 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><title>${title}</title></head><body>\n${body}\n</body></html>\n`;
 }
 
+export interface VulnerableAppOptions {
+  /** Another server's origin (`http://127.0.0.1:<port>`) the app's pages send visitors to. */
+  readonly elsewhere?: string;
+}
+
+function redirect(response: ServerResponse, location: string): void {
+  response.writeHead(302, { location, 'content-length': 0 });
+  response.end();
+}
+
 /** Starts the app on 127.0.0.2, on a random free port. */
-export async function startVulnerableApp(): Promise<VulnerableApp> {
+export async function startVulnerableApp(
+  options: VulnerableAppOptions = {},
+): Promise<VulnerableApp> {
+  const { elsewhere } = options;
+  const indexPage = index(elsewhere);
   const db = await PGlite.create();
   await db.exec(SEED);
 
@@ -72,7 +100,7 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
       return;
     }
     if (url.pathname === '/') {
-      send(response, 200, INDEX);
+      send(response, 200, indexPage);
       return;
     }
     if (url.pathname === '/search') {
@@ -81,6 +109,10 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
       const sql = `SELECT name, price FROM products WHERE name = '${q}'`;
       try {
         const result = await db.query<{ name: unknown; price: unknown }>(sql);
+        if (elsewhere !== undefined && result.rows.length === 0) {
+          redirect(response, `${elsewhere}/search?q=${encodeURIComponent(q)}`);
+          return;
+        }
         const rows = result.rows
           .map((row) => `<tr><td>${String(row.name)}</td><td>${String(row.price)}</td></tr>`)
           .join('\n');
@@ -111,6 +143,19 @@ export async function startVulnerableApp(): Promise<VulnerableApp> {
       const name = url.searchParams.get('name') ?? '';
       // VULNERABLE ON PURPOSE: reflected without escaping.
       send(response, 200, page('Hello', `<h1>Hello ${name}!</h1>`));
+      return;
+    }
+    if (elsewhere !== undefined && url.pathname === '/away') {
+      redirect(response, `${elsewhere}/landed?id=1`);
+      return;
+    }
+    if (elsewhere !== undefined && url.pathname === '/refresh') {
+      const refresh = `<meta http-equiv="refresh" content="0; url=${elsewhere}/refreshed?id=1">`;
+      send(
+        response,
+        200,
+        `<!doctype html>\n<html><head>${refresh}</head><body>moved</body></html>\n`,
+      );
       return;
     }
     send(response, 404, page('Not found', '<p>Not found</p>'));

@@ -98,6 +98,25 @@ describe('sandboxCommand', () => {
     ]);
   });
 
+  it('shows a file of its own in place of an /etc entry, bound after that entry', () => {
+    const { argv } = sandboxCommand(
+      { ...SANDBOX, readOnlyBinds: [['/tmp/test-x/hosts', '/etc/hosts']] },
+      RUN,
+    );
+    expect(valuesOf(argv, '--ro-bind')).toEqual([
+      ['/usr', '/usr'],
+      ['/tmp/test-x/hosts', '/etc/hosts'],
+    ]);
+    // The later mount hides the earlier one: the real /etc/hosts is bound first.
+    const real = argv.findIndex(
+      (arg, i) => arg === '/etc/hosts' && argv[i - 2] === '--ro-bind-try',
+    );
+    const own = argv.indexOf('/tmp/test-x/hosts');
+    expect(real).toBeGreaterThan(0);
+    expect(own).toBeGreaterThan(real);
+    expect(own).toBeLessThan(argv.indexOf('--'));
+  });
+
   it('gives CAP_NET_RAW, and no other capability, when the run needs raw sockets', () => {
     const { argv } = sandboxCommand(SANDBOX, { ...RUN, rawSockets: true });
     expect(argv.slice(argv.indexOf('setpriv'), argv.indexOf('prlimit'))).toEqual([

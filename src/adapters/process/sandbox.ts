@@ -25,6 +25,12 @@ export interface Sandbox {
   readonly readOnlyPaths?: readonly string[];
   /** More writable paths (tests: where a double logs its argv); production has none. */
   readonly writablePaths?: readonly string[];
+  /**
+   * Files shown read-only in place of one of the /etc entries, as [source, destination]
+   * (tests: a hosts file of the test's own as `/etc/hosts`, so a tool resolves a name elsewhere
+   * than the worker did); production has none.
+   */
+  readonly readOnlyBinds?: ReadonlyArray<readonly [source: string, destination: string]>;
 }
 
 /** Directories a scanner sees read-only: programs, libraries, their data. */
@@ -93,6 +99,12 @@ export function sandboxCommand(
       // bwrap would make the parents of bound paths 0700 root; /etc must be readable.
       ...['--perms', '0755', '--dir', '/etc'],
       ...ETC_ENTRIES.flatMap((entry) => ['--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`]),
+      // After the /etc entries: a later mount at the same place hides the earlier one.
+      ...(sandbox.readOnlyBinds ?? []).flatMap(([source, destination]) => [
+        '--ro-bind',
+        source,
+        destination,
+      ]),
       // A /proc of the new PID namespace: the service's processes (and their environ) are absent.
       ...['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'],
       // Python's multiprocessing (sublist3r's brute force) needs POSIX semaphores: a /dev/shm of
