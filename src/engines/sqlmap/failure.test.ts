@@ -27,6 +27,13 @@ describe('sqlmapFailure', () => {
   });
 
   it.each([
+    "[10:00:00] [CRITICAL] host 'shop.example' does not exist",
+    "[10:00:00] [CRITICAL] problem occurred while resolving a host name 'shop.example' ('timed out')",
+  ])('reports a name sqlmap could not resolve, without the name: %s', (line) => {
+    expect(sqlmapFailure(line)).toBe('the target host name did not resolve for sqlmap');
+  });
+
+  it.each([
     "[10:00:00] [CRITICAL] all tested parameters do not appear to be injectable. Try to increase values for '--level'/'--risk' options",
     "[10:00:00] [WARNING] GET parameter 'q' does not seem to be injectable",
     "[10:00:00] [INFO] GET parameter 'q' is 'Generic UNION query (NULL) - 1 to 20 columns' injectable",

@@ -6,8 +6,10 @@
  *     [15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused'). sqlmap is going to retry the request(s)
  *     [15:29:57] [CRITICAL] unable to connect to the target URL ('Connection refused')
  *
- * The first is a retry notice, the second the verdict. `[CRITICAL] all tested parameters do not
- * appear to be injectable` is a clean result, not a failure, and is not matched.
+ * The first is a retry notice, the second the verdict. A name sqlmap cannot resolve itself
+ * (`[CRITICAL] host 'shop.example' does not exist`) ends the same way, with nothing tested.
+ * `[CRITICAL] all tested parameters do not appear to be injectable` is a clean result, not a
+ * failure, and is not matched.
  */
 
 /**
@@ -21,6 +23,12 @@ const FAILURES: ReadonlyArray<readonly [RegExp, string]> = [
     'unable to connect to the target URL',
   ],
   [/^no parameter\(s\) found for testing/, 'no parameter found for testing in the target URL'],
+  // sqlmap resolves the name itself (checks.py, checkConnection); the worker's own check said it
+  // resolved, so this is a name that resolves differently for the tool, or no longer does.
+  [
+    /^(?:host '.*' does not exist|problem occurred while resolving a host name)/,
+    'the target host name did not resolve for sqlmap',
+  ],
 ];
 
 const CRITICAL_LINE = /^(?:\[[0-9:]{8}\] )?\[CRITICAL\] (.+)$/;
