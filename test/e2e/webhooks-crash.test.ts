@@ -71,6 +71,10 @@ async function startService(
         WORKER_CONCURRENCY: '4',
         // A scan running at the kill goes back to the queue when its lease ends.
         WORKER_LEASE_MS: '3000',
+        // Its scans start no scanner, and the process is killed: with the sandbox on, it would
+        // leave the scanner egress rules (private targets refused, 127.0.0.2 included) loaded
+        // for every other test file's scanners until the next worker start replaced them.
+        SCANNER_SANDBOX: 'off',
         ...env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
