@@ -45,6 +45,12 @@ export function connectPostgres(
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // So must a client a transaction or query holds: `pg` emits the lost connection as an 'error'
+  // event on it, which ends the process when nobody listens. The statement in flight fails with
+  // the same error (its caller sees it), and the pool drops the dead client when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listener = createPgListener(databaseUrl, options.schema);
   return {
