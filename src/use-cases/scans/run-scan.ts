@@ -89,10 +89,9 @@ export async function runScan(
     options: options.options,
     pin: {
       address: pinnedAddress(addresses),
-      // nuclei's -lna refuses every private address, so it is left out when any is allowed.
-      privateTargetsAllowed:
-        deps.allowPrivateTargets === true ||
-        (Array.isArray(deps.allowPrivateTargets) && deps.allowPrivateTargets.length > 0),
+      // nuclei's -lna refuses every private address, so it is left out when any is allowed
+      // (`true`, or a list of ranges, which is never empty).
+      privateTargetsAllowed: deps.allowPrivateTargets !== false,
     },
     signal,
     timeoutMs: scan.timeoutSeconds * 1000,
