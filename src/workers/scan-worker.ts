@@ -57,8 +57,16 @@ export interface ScanWorkerOptions {
   readonly onScanEnded?: () => void;
 }
 
+/** Whether a worker can take work now, and why not when it cannot (for /readyz). */
+export interface WorkerReadiness {
+  readonly ready: boolean;
+  readonly reason: string | null;
+}
+
 export interface ScanWorker {
   readonly id: string;
+  /** Ready while it is not stopping and its last claim round reached the database. */
+  readiness(): WorkerReadiness;
   /** Scans running now. */
   running(): string[];
   /** Asks for a claim round now (tests and benchmarks; NOTIFY does this in production). */
@@ -75,6 +83,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   let stopping = false;
   let claiming = false;
   let again = false;
+  let claimFailure: string | null = null;
 
   const sandboxedEngines = engines.filter((name) => options.runners.get(name)?.sandboxed === true);
   await registerWorker(db, {
@@ -102,6 +111,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
           break;
         }
         const scans = await claimScans(database, id, engines, free, options.leaseMs);
+        claimFailure = null;
         for (const scan of scans) {
           execute(scan);
         }
@@ -111,6 +121,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       } while (again && !stopping);
     } catch (error) {
+      claimFailure = 'its last claim round could not reach the database';
       log.error({ err: error }, 'claiming scans failed');
     } finally {
       claiming = false;
@@ -215,6 +226,10 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
 
   return {
     id,
+    readiness: () =>
+      stopping
+        ? { ready: false, reason: 'it is stopping' }
+        : { ready: claimFailure === null, reason: claimFailure },
     running: () => [...running.keys()],
     wake: () => void pump(),
     async stop(graceMs) {
