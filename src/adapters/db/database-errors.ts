@@ -27,13 +27,18 @@ const UNAVAILABLE_SYSTEM_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/** `pg`'s own messages for a lost connection or a timeout (pg 8). */
+/**
+ * `pg`'s own messages for a lost connection or a timeout (pg 8.23, pg-pool 3.14): the connection
+ * cut (`Connection terminated unexpectedly`), a pool connect that timed out (`Connection terminated
+ * due to connection timeout`), a wait for a pooled client that did (`timeout exceeded when trying
+ * to connect`), a lone client's connect that did (`timeout expired`), the client-side read timeout.
+ */
 const UNAVAILABLE_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect/,
+  /^timeout expired$/,
   /^Query read timeout/,
   /is not queryable/,
-  /^Client was closed and is not queryable/,
 ];
 
 function codeOf(error: object): string | undefined {
@@ -41,44 +46,42 @@ function codeOf(error: object): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Whether `error` (or an error it wraps) says the database cannot be reached now. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 5; depth += 1) {
-    if (typeof current !== 'object' || current === null) {
-      return false;
+/** `error` and the errors it wraps (`cause`, an AggregateError's `errors`), a few levels deep. */
+function chainOf(error: unknown): object[] {
+  const chain: object[] = [];
+  const visit = (current: unknown, depth: number): void => {
+    if (typeof current !== 'object' || current === null || depth > 4 || chain.includes(current)) {
+      return;
     }
-    const code = codeOf(current);
-    if (code !== undefined) {
-      if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) {
-        return true;
+    chain.push(current);
+    visit((current as { cause?: unknown }).cause, depth + 1);
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) {
+      for (const each of errors) {
+        visit(each, depth + 1);
       }
-      if (UNAVAILABLE_SYSTEM_CODES.has(code)) {
-        return true;
-      }
     }
-    const message = (current as { message?: unknown }).message;
-    if (
-      typeof message === 'string' &&
-      UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))
-    ) {
-      return true;
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  };
+  visit(error, 0);
+  return chain;
 }
 
-/**
- * Whether `error` came from the database at all: a SQLSTATE (five characters) from either driver,
- * or unavailability. Other errors are the service's own bugs (500 INTERNAL_ERROR).
- */
-export function isDatabaseError(error: unknown): boolean {
-  if (isDatabaseUnavailable(error)) {
+function saysUnavailable(error: object): boolean {
+  const code = codeOf(error);
+  if (
+    code !== undefined &&
+    (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_SYSTEM_CODES.has(code))
+  ) {
     return true;
   }
-  if (typeof error !== 'object' || error === null) {
-    return false;
-  }
+  const message = (error as { message?: unknown }).message;
+  return (
+    typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))
+  );
+}
+
+/** A SQLSTATE from either driver: five characters, on an error that carries a severity. */
+function saysSqlState(error: object): boolean {
   const code = codeOf(error);
   return (
     code !== undefined &&
@@ -86,4 +89,17 @@ export function isDatabaseError(error: unknown): boolean {
     ((error as { severity?: unknown }).severity !== undefined ||
       error.constructor.name === 'DatabaseError')
   );
+}
+
+/** Whether `error` (or an error it wraps) says the database cannot be reached now. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return chainOf(error).some(saysUnavailable);
+}
+
+/**
+ * Whether `error` (or an error it wraps) came from the database at all: a SQLSTATE from either
+ * driver, or unavailability. Other errors are the service's own bugs (500 INTERNAL_ERROR).
+ */
+export function isDatabaseError(error: unknown): boolean {
+  return chainOf(error).some((each) => saysUnavailable(each) || saysSqlState(each));
 }
