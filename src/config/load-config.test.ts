@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       defaultMonthlyScanQuota: 1000,
       trustedProxies: [],
       authFailuresPerMinute: 300,
+      databaseConnectTimeoutMs: 5000,
+      databaseStatementTimeoutMs: 10000,
+      workerHealthPort: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -43,6 +46,9 @@ describe('loadConfig', () => {
       DEFAULT_MONTHLY_SCAN_QUOTA: '50',
       TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
       AUTH_FAILURES_PER_MINUTE: '10',
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+      WORKER_HEALTH_PORT: '9091',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -57,6 +63,9 @@ describe('loadConfig', () => {
       workers: 0,
       trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
       authFailuresPerMinute: 10,
+      databaseConnectTimeoutMs: 1000,
+      databaseStatementTimeoutMs: 1500,
+      workerHealthPort: 9091,
     });
   });
 
@@ -96,6 +105,9 @@ describe('loadConfig', () => {
     ['SCANNER_USER', 'Root User'],
     ['SCANNER_EGRESS_TABLE', 'rt'],
     ['SCANNER_EGRESS_TABLE', 'rampart_Egress'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '0'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
+    ['WORKER_HEALTH_PORT', '65536'],
   ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
     let error: unknown;
     try {

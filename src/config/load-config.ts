@@ -13,6 +13,16 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | null;
+  /**
+   * How long opening a PostgreSQL connection, or waiting for a pooled one, may take
+   * (DATABASE_CONNECT_TIMEOUT_MS); also the deadline of /readyz's database check.
+   */
+  readonly databaseConnectTimeoutMs: number;
+  /**
+   * The server-side statement_timeout of every PostgreSQL statement (DATABASE_STATEMENT_TIMEOUT_MS);
+   * the client gives up a little later, so a silent network path ends the call too.
+   */
+  readonly databaseStatementTimeoutMs: number;
   readonly dataDir: string;
   readonly redisUrl: string | null;
   readonly jwt: JwtConfig;
@@ -28,6 +38,8 @@ export interface Config {
   readonly workerLeaseMs: number;
   /** How long running scans may finish after SIGTERM before they go back to the queue. */
   readonly workerShutdownGraceMs: number;
+  /** The port of `npm run worker`'s /healthz and /readyz (WORKER_HEALTH_PORT); null: none. */
+  readonly workerHealthPort: number | null;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
   /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER, SCANNER_*_LIMIT). */
@@ -260,6 +272,14 @@ export function loadConfig(env: Env): Config {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: read(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    databaseStatementTimeoutMs: integer(
+      env,
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      10_000,
+      100,
+      3_600_000,
+    ),
     dataDir: read(env, 'DATA_DIR') ?? './data',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwt: Object.freeze(jwtConfig(env)),
@@ -272,6 +292,10 @@ export function loadConfig(env: Env): Config {
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
     workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+    workerHealthPort:
+      read(env, 'WORKER_HEALTH_PORT') === undefined
+        ? null
+        : integer(env, 'WORKER_HEALTH_PORT', 0, 0, 65535),
     scannerPath: read(env, 'PATH') ?? null,
     scannerSandbox: scannerSandbox(env),
     scannerEgressTable: egressTable(env),

@@ -43,6 +43,7 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
+import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
@@ -85,11 +86,29 @@ export interface ComposedApp {
 
 /** Opens the configured database and applies pending migrations. */
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
-  const handle = config.databaseUrl
-    ? connectPostgres(config.databaseUrl)
-    : connectPglite((await openPglite(config.dataDir)).pglite);
-  await migrate(handle.db);
-  return handle;
+  if (config.databaseUrl === null) {
+    const handle = connectPglite((await openPglite(config.dataDir)).pglite, true, {
+      dataDir: config.dataDir,
+    });
+    await migrate(handle.db);
+    return handle;
+  }
+  const timeouts = {
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  };
+  // Migrations get a connection without statement timeout: an index built on a large table, or
+  // waiting for another process's migration, may take longer than a request may.
+  const migrating = connectPostgres(config.databaseUrl, {
+    poolSize: 1,
+    timeouts: { ...timeouts, statementTimeoutMs: 0 },
+  });
+  try {
+    await migrate(migrating.db);
+  } finally {
+    await migrating.close();
+  }
+  return connectPostgres(config.databaseUrl, { timeouts });
 }
 
 /** Probes every engine's binary once and reports it as GET /api/v1/engines shows it. */
@@ -163,6 +182,8 @@ export async function composeApp(
     logger,
   });
   const sentinel = sentinelLifecycle(database);
+  // Started after the routes; /readyz reads them from then on.
+  let workers: ScanWorker[] = [];
   const deps: AppDeps = {
     config,
     apiKeys,
@@ -186,12 +207,12 @@ export async function composeApp(
     clock: options.clock ?? { now: () => new Date() },
     ids: { uuid: randomUUID },
     randomBytes,
-    ping: () => database.ping(),
+    readiness: processReadiness(database, () => workers),
   };
   const app = await buildApp(deps, logger);
   // The scanner user's egress rules exist while this process runs workers.
   const egress = config.workers > 0 ? await startEgressRules(config, sandbox, logger) : null;
-  const workers = await startWorkers({
+  workers = await startWorkers({
     config,
     database,
     runners: options.engineRunners ?? realEngineRunners(config, engines, sandbox),

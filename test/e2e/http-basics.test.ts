@@ -126,12 +126,20 @@ describe('routes, health and documents', () => {
     expect((await ctx.app.request('/readyz')).status).toBe(200);
   });
 
-  it('answers /readyz 503 SERVICE_UNAVAILABLE when the database does not answer', async () => {
-    const broken = await startApp({ ...ctx.database.handle, ping: async () => false });
+  it('answers /readyz 503 SERVICE_UNAVAILABLE with the reason the database gives', async () => {
+    // A handle whose health check fails (the real failures: test/e2e/readiness.test.ts).
+    const broken = await startApp({
+      ...ctx.database.handle,
+      health: async () => ({ ok: false, reason: 'the database is not answering' }),
+    });
     try {
       const response = await broken.request('/readyz');
       expect(response.status).toBe(503);
-      expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(response.body).toEqual({
+        success: false,
+        error: 'Service temporarily unavailable: the database is not answering',
+        code: 'SERVICE_UNAVAILABLE',
+      });
     } finally {
       await broken.close();
     }

@@ -17,6 +17,8 @@ export interface TcpProxy {
   readonly port: number;
   /** Connections open now (pairs of client and upstream sockets). */
   connections(): number;
+  /** Connections that arrived since the proxy started, refused ones included. */
+  arrived(): number;
   cut(): void;
   freeze(): void;
   thaw(): void;
@@ -34,6 +36,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<Pair>();
   let frozen = false;
   let refusing = false;
+  let arrived = 0;
 
   function forward(pair: Pair): void {
     const upstream = tcpConnect(target.port, target.host);
@@ -69,6 +72,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   }
 
   const server: Server = createServer((client) => {
+    arrived += 1;
     client.setNoDelay(true);
     client.on('error', () => {});
     if (refusing) {
@@ -97,6 +101,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   return {
     port: address.port,
     connections: () => pairs.size,
+    arrived: () => arrived,
     cut() {
       for (const pair of [...pairs]) {
         destroy(pair);

@@ -20,6 +20,7 @@ import type {
 import type { CancelFollowUp } from '../../use-cases/scans/cancel-scan.js';
 import type { ChildScanPlanner } from '../../use-cases/scans/create-scan.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
+import type { HealthCheck } from '../db/database-health.js';
 import type { RateLimitStore } from '../rate-limit-store/rate-limit-store.js';
 
 /** One engine as GET /api/v1/engines reports it. */
@@ -60,8 +61,11 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
-  /** Whether the database answers (for /readyz). */
-  ping(): Promise<boolean>;
+  /**
+   * Whether this process can serve, and why not (for /readyz): its database answers (and the
+   * embedded one has room), and its scan workers, if it runs any, can claim.
+   */
+  readiness(): Promise<HealthCheck>;
 }
 
 /** Who is calling: an API key (tenant routes) or a dashboard JWT. */

@@ -4,8 +4,11 @@ import { ApiError } from '../../../../domain/errors.js';
 import type { AppDeps } from '../../app-deps.js';
 import { errorResponses } from '../../schemas/envelope.js';
 
-/** GET /healthz (process up) and GET /readyz (database answers, else 503). */
-export function registerHealth(app: FastifyInstance, deps: AppDeps): void {
+/**
+ * GET /healthz (process up) and GET /readyz (the process can serve, else 503 with the reason:
+ * `deps.readiness`). Registered by the API app and by `npm run worker`'s health server.
+ */
+export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'readiness'>): void {
   app.get(
     '/healthz',
     {
@@ -26,7 +29,8 @@ export function registerHealth(app: FastifyInstance, deps: AppDeps): void {
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: 200 only when the database answers',
+        summary:
+          'Readiness: 200 when the database answers (the embedded one with room in DATA_DIR) and, in a process that runs scan workers, one of them can claim; else 503 saying why',
         tags: ['system'],
         response: {
           200: Type.Object({
@@ -38,10 +42,11 @@ export function registerHealth(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async () => {
-      if (await deps.ping()) {
+      const readiness = await deps.readiness();
+      if (readiness.ok) {
         return { success: true, data: { status: 'ready' } };
       }
-      throw new ApiError('SERVICE_UNAVAILABLE', { reason: 'the database is not answering' });
+      throw new ApiError('SERVICE_UNAVAILABLE', { reason: readiness.reason });
     },
   );
 }
