@@ -11,9 +11,8 @@ import Fastify, {
   type preValidationHookHandler,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError } from '../../domain/errors.js';
 import type { AppDeps } from './app-deps.js';
-import { errorHandler, sendApiError } from './error-handler.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
 import { OPENAPI_OPTIONS } from './openapi-options.js';
 import { createApiKeyAuthHook } from './plugins/api-key-auth.js';
 import { createAuthFailureLimiter } from './plugins/auth-failures.js';
@@ -55,12 +54,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) =>
-    sendApiError(
-      reply,
-      new ApiError('NOT_FOUND', { method: request.method, path: request.url.split('?')[0] ?? '' }),
-    ),
-  );
+  app.setNotFoundHandler(notFoundHandler);
   registerJsonParser(app);
   app.decorateRequest('auth', null);
   documentScopes(app);

@@ -1,6 +1,15 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
+import { isDatabaseError, isDatabaseUnavailable } from '../db/database-errors.js';
+import { DATABASE_NOT_ANSWERING } from '../db/database-health.js';
 import { RateLimitStoreUnavailableError } from '../rate-limit-store/rate-limit-store.js';
+
+/**
+ * `Retry-After` of a 503 while the database is not answering. A PostgreSQL restart or a failover
+ * of a managed database takes seconds; a client that waits this long is not piling onto a pool
+ * that is still timing out, and one that was refused at once (the server down) does not spin.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own errors that have a contract code (checked against fastify 5.12). */
 const FASTIFY_ERRORS: Record<string, () => ApiError> = {
@@ -58,6 +67,54 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
     .send({ success: false, error: error.message, code: error.code });
 }
 
+/**
+ * A failed database call as the contract answers it: 503 SERVICE_UNAVAILABLE with `Retry-After`
+ * while the database is away (refused, cut, timed out), 500 DATABASE_ERROR for anything else the
+ * database said; null when the error did not come from the database.
+ */
+export function fromDatabaseError(error: unknown): ApiError | null {
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      { reason: DATABASE_NOT_ANSWERING },
+      { headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+    );
+  }
+  if (isDatabaseError(error)) {
+    return new ApiError('DATABASE_ERROR', {}, { cause: error });
+  }
+  return null;
+}
+
+/**
+ * What a log line may hold of a database error: its message and codes, never the whole object
+ * (`pg` errors carry the failing row's values in `detail`, and pool errors the client with its
+ * connection settings, password included).
+ */
+function databaseErrorForLog(error: unknown, withStack: boolean): Record<string, unknown> {
+  const fields = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    table?: unknown;
+    constraint?: unknown;
+    stack?: unknown;
+  };
+  return {
+    type: typeof fields.name === 'string' ? fields.name : 'Error',
+    message: typeof fields.message === 'string' ? fields.message : String(error),
+    ...(typeof fields.code === 'string' ? { code: fields.code } : {}),
+    ...(typeof fields.table === 'string' ? { table: fields.table } : {}),
+    ...(typeof fields.constraint === 'string' ? { constraint: fields.constraint } : {}),
+    ...(withStack && typeof fields.stack === 'string' ? { stack: fields.stack } : {}),
+  };
+}
+
+/**
+ * The error handler of every Fastify app of the service. A socket error that reaches it is the
+ * database's: the other I/O of requests answers in its own terms (the rate limiter's store as
+ * RateLimitStoreUnavailableError, DNS and webhook checks as results).
+ */
 export function errorHandler(
   error: unknown,
   request: FastifyRequest,
@@ -70,6 +127,31 @@ export function errorHandler(
     }
     return sendApiError(reply, apiError);
   }
+  const databaseError = fromDatabaseError(error);
+  if (databaseError) {
+    // One line per request: an outage at warn without a stack (it is not a bug), any other
+    // database failure at error with one.
+    if (databaseError.code === 'SERVICE_UNAVAILABLE') {
+      request.log.warn(
+        { code: databaseError.code, db: databaseErrorForLog(error, false) },
+        'database not answering',
+      );
+    } else {
+      request.log.error(
+        { code: databaseError.code, db: databaseErrorForLog(error, true) },
+        'database operation failed',
+      );
+    }
+    return sendApiError(reply, databaseError);
+  }
   request.log.error({ err: error }, 'unhandled error');
   return sendApiError(reply, new ApiError('INTERNAL_ERROR'));
+}
+
+/** The 404 of every Fastify app of the service, in the envelope. */
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendApiError(
+    reply,
+    new ApiError('NOT_FOUND', { method: request.method, path: request.url.split('?')[0] ?? '' }),
+  );
 }

@@ -18,16 +18,38 @@ export const ErrorEnvelope = Type.Object(
 
 const ErrorRef = Type.Ref('ErrorEnvelope');
 
-/** Response schemas for the statuses these codes answer with, each described by its codes. */
+/**
+ * Codes any route that reads or writes the database can answer with: 503 SERVICE_UNAVAILABLE (with
+ * `Retry-After`) while the database is not answering, 500 DATABASE_ERROR when it fails otherwise.
+ */
+export const DATABASE_CODES: ErrorCode[] = ['SERVICE_UNAVAILABLE', 'DATABASE_ERROR'];
+
+/** In a route's response schema @fastify/swagger takes each header as a plain JSON schema. */
+const DATABASE_RETRY_AFTER = {
+  'Retry-After': {
+    type: 'integer' as const,
+    description: 'Whole seconds to wait before retrying; sent while the database is not answering',
+  },
+};
+
+/**
+ * Response schemas for the statuses these codes answer with, each described by its codes (each
+ * once); the 503 of a route that touches the database (DATABASE_CODES) documents `Retry-After`.
+ */
 export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  const touchesDatabase = DATABASE_CODES.every((code) => codes.includes(code));
   const out: Record<number, TSchema> = {};
   for (const [status, list] of byStatus) {
-    out[status] = Type.Unsafe({ ...ErrorRef, description: list.join(', ') });
+    out[status] = Type.Unsafe({
+      ...ErrorRef,
+      description: list.join(', '),
+      ...(status === 503 && touchesDatabase ? { headers: DATABASE_RETRY_AFTER } : {}),
+    });
   }
   return out;
 }
@@ -43,7 +65,8 @@ export const API_KEY_AUTH_CODES: ErrorCode[] = [
   'IP_NOT_ALLOWED',
   'INSUFFICIENT_SCOPE',
   'RATE_LIMIT_EXCEEDED',
-  'SERVICE_UNAVAILABLE',
+  // The key lookup reads the database; SERVICE_UNAVAILABLE is also the rate limiter's store away.
+  ...DATABASE_CODES,
 ];
 
 /** Codes any JWT route can answer with before its own logic runs. */
@@ -52,6 +75,8 @@ export const JWT_AUTH_CODES: ErrorCode[] = [
   'INVALID_AUTH_TOKEN',
   'TENANT_SUSPENDED',
   'RATE_LIMIT_EXCEEDED',
+  // The tenant check reads the database.
+  ...DATABASE_CODES,
 ];
 
 /** Codes the body parser can answer with on routes that take a body. */
