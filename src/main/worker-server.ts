@@ -1,5 +1,6 @@
 /**
- * `npm run worker`: scan workers only, no HTTP, for running more worker processes (or machines)
+ * `npm run worker`: scan workers only, no API (only /healthz and /readyz on WORKER_HEALTH_PORT
+ * when set, worker-health.ts), for running more worker processes (or machines)
  * against one PostgreSQL (DATABASE_URL). Each registers the engines whose scanners it found; the
  * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
  * scans finish for WORKER_SHUTDOWN_GRACE_MS, then hands the rest back to the queue. The scanner
@@ -13,6 +14,7 @@ import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
 import { startEgressRules } from './egress.js';
 import { scannerSandbox } from './scanner-sandbox.js';
+import { startWorkerHealthServer } from './worker-health.js';
 import { realEngineRunners, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
     onScanEnded: () => dispatcher.wake(),
   });
   logger.info({ engines: [...runners.keys()], workers: workers.length }, 'Rampart workers running');
+  await startWorkerHealthServer(config, { database, workers, logger });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

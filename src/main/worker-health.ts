@@ -1,0 +1,41 @@
+/**
+ * `npm run worker`'s /healthz and /readyz, on WORKER_HEALTH_PORT (unset: none): a Fastify instance
+ * with nothing but the API's own health routes, error envelope and 404, so a supervisor or an
+ * orchestrator probes a worker process as it probes an API process, with the same answers.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { errorHandler, notFoundHandler } from '../adapters/http/error-handler.js';
+import { registerHealth } from '../adapters/http/routes/system/health.js';
+import { ErrorEnvelope } from '../adapters/http/schemas/envelope.js';
+import type { Config } from '../config/load-config.js';
+import type { ScanWorker } from '../workers/scan-worker.js';
+import { processReadiness } from './readiness.js';
+
+/** Listens on HOST:WORKER_HEALTH_PORT and logs the address; null when the port is unset. */
+export async function startWorkerHealthServer(
+  config: Config,
+  parts: {
+    readonly database: DatabaseHandle;
+    readonly workers: readonly ScanWorker[];
+    readonly logger: Logger;
+  },
+): Promise<FastifyInstance | null> {
+  if (config.workerHealthPort === null) {
+    return null;
+  }
+  const app = Fastify({
+    loggerInstance: parts.logger as FastifyBaseLogger,
+    return503OnClosing: true,
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addSchema(ErrorEnvelope);
+  registerHealth(app, {
+    readiness: processReadiness(parts.database, () => parts.workers),
+  });
+  const address = await app.listen({ host: config.host, port: config.workerHealthPort });
+  parts.logger.info({ address }, `worker health server listening on ${address}`);
+  return app;
+}

@@ -1,0 +1,137 @@
+/**
+ * `npm run worker` as a real process with WORKER_HEALTH_PORT set: /healthz and /readyz answer as
+ * an API process's do (same routes, same envelope), /readyz says why while PostgreSQL is away and
+ * is 200 again once it is back. The database is the real PostgreSQL behind a proxy of this file's
+ * own, or the embedded one in a DATA_DIR of its own (both whatever the suite's backend).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProxiedPostgres } from '../support/proxied-postgres.js';
+import { until } from '../support/until.js';
+
+const WORKER_SERVER = new URL('../../src/main/worker-server.ts', import.meta.url).pathname;
+
+const children: ChildProcess[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+afterAll(async () => {
+  for (const child of children) {
+    child.kill('SIGKILL');
+  }
+  for (const cleanup of cleanups.reverse()) {
+    await cleanup();
+  }
+});
+
+interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  get(path: string): Promise<{ status: number; body: unknown }>;
+}
+
+/** Spawns the worker process and waits for its health server's address (logged on stdout). */
+async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SERVER], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      WORKER_HEALTH_PORT: '0',
+      WORKERS: '1',
+      LOG_LEVEL: 'info',
+      // Its workers run no scan here; unsandboxed, it loads no egress rules for the machine.
+      SCANNER_SANDBOX: 'off',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (const line of buffered.split('\n').slice(0, -1)) {
+        const address = /"address":"(http:\/\/[^"]+)"/.exec(line)?.[1];
+        if (address !== undefined) {
+          child.stdout?.off('data', onData);
+          // Keep draining stdout so the child never blocks on a full pipe.
+          child.stdout?.resume();
+          resolve(address);
+        }
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before listening`)));
+  });
+  return {
+    child,
+    url,
+    async get(path) {
+      const response = await fetch(`${url}${path}`);
+      return { status: response.status, body: await response.json() };
+    },
+  };
+}
+
+async function stopped(worker: WorkerProcess): Promise<number | null> {
+  const exit = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+  worker.child.kill('SIGTERM');
+  return exit;
+}
+
+describe('npm run worker with WORKER_HEALTH_PORT', () => {
+  it('answers /healthz, /readyz and unknown paths as the API does (embedded database)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-worker-health-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const worker = await startWorkerProcess({ DATA_DIR: dataDir });
+    expect(await worker.get('/healthz')).toEqual({
+      status: 200,
+      body: { success: true, data: { status: 'ok' } },
+    });
+    expect(await worker.get('/readyz')).toEqual({
+      status: 200,
+      body: { success: true, data: { status: 'ready' } },
+    });
+    expect(await worker.get('/api/v1/scans')).toEqual({
+      status: 404,
+      body: { success: false, error: 'Route not found: GET /api/v1/scans', code: 'NOT_FOUND' },
+    });
+    expect(await stopped(worker)).toBe(0);
+  }, 60_000);
+
+  it('answers /readyz 503 while PostgreSQL is silent, and 200 once it is back', async () => {
+    const database = await createProxiedPostgres();
+    cleanups.push(() => database.destroy());
+    const worker = await startWorkerProcess({
+      DATABASE_URL: database.urlWithSchema,
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+    });
+    expect((await worker.get('/readyz')).status).toBe(200);
+    database.proxy.freeze();
+    let answer: { status: number; body: unknown };
+    const started = performance.now();
+    try {
+      answer = await worker.get('/readyz');
+    } finally {
+      database.proxy.thaw();
+    }
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(answer).toEqual({
+      status: 503,
+      body: {
+        success: false,
+        error: 'Service temporarily unavailable: the database is not answering',
+        code: 'SERVICE_UNAVAILABLE',
+      },
+    });
+    const recovered = await until(
+      () => worker.get('/readyz'),
+      (each) => each.status === 200,
+    );
+    expect(recovered.body).toEqual({ success: true, data: { status: 'ready' } });
+    expect(await stopped(worker)).toBe(0);
+  }, 60_000);
+});
