@@ -6,6 +6,7 @@
  * behind a TCP proxy only this file's app uses (test/support/proxied-postgres.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/adapters/http/error-handler.js';
 import {
@@ -124,6 +125,25 @@ describe('while the path to PostgreSQL is silent (a partition)', () => {
     expect(JSON.stringify(lines[0])).not.toMatch(/\bat .+:\d+:\d+/);
     expect(app.logs.join('')).not.toContain(PASSWORD);
     await recovered(requests.jwt);
+  });
+});
+
+describe('a pooled connection whose statement timed out on a silent path', () => {
+  it('is closed, not handed to the next query with that statement still in flight', async () => {
+    const handle = database.connect(TIMEOUTS, 1);
+    const backendPid = async () =>
+      (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db)).rows[0]?.pid;
+    const before = await backendPid();
+    database.proxy.freeze();
+    try {
+      await expect(sql`select 1`.execute(handle.db)).rejects.toThrow('Query read timeout');
+    } finally {
+      database.proxy.thaw();
+    }
+    // Kept, the one connection would answer again once thawed (its late answer drained first).
+    const after = await backendPid();
+    expect(after).toBeGreaterThan(0);
+    expect(after).not.toBe(before);
   });
 });
 
