@@ -215,8 +215,8 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       await touchWorker(db, id);
       outage.succeeded();
     } catch (error) {
-      // During an outage the leases are not renewed; they are at the first beat after it, as
-      // long as no other worker reclaimed them meanwhile (an outage longer than the lease).
+      // During an outage the leases are not renewed; the first beat after it renews them (other
+      // workers cut off the same way hold off reclaiming for a lease: housekeeping).
       outage.failed(error, 'heartbeat', { worker: id });
     }
   }
