@@ -5,6 +5,8 @@
  * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
  * scans finish for WORKER_SHUTDOWN_GRACE_MS, then hands the rest back to the queue. The scanner
  * user's egress rules (egress.ts) are loaded before the workers start and released after they stop.
+ * The process stays up while the database is away (the loops retry at their own pace and log the
+ * outage once) and ends only on SIGTERM or SIGINT.
  */
 import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import { createLogger } from '../adapters/http/logger.js';
@@ -44,6 +46,10 @@ async function main(): Promise<void> {
     logger,
     onScanEnded: () => dispatcher.wake(),
   });
+  // The loops' timers are unref()'d (an API process or a test that stops them must be free to
+  // end), and while the database is away no socket is open either: without this the event loop
+  // would empty and the process exit with status 0. It is held until stop().
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   logger.info({ engines: [...runners.keys()], workers: workers.length }, 'Rampart workers running');
   await startWorkerHealthServer(config, { database, workers, logger });
   let stopping = false;
@@ -58,6 +64,7 @@ async function main(): Promise<void> {
       .then(() => dispatcher.stop())
       .then(() => webhookClient.close())
       .then(() => database.close())
+      .finally(() => clearInterval(keepAlive))
       .then(
         () => process.exit(0),
         (error: unknown) => {

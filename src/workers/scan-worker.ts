@@ -8,10 +8,20 @@
  *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
  *   whichever worker runs the scan, so the process stops within the runner's kill grace.
  * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
- *   WORKER_LOST, and asks `parents` to collect the parent scans nobody collected.
- * - The run of one scan, and what its parent does as it moves, is run-claimed-scan.ts.
- * - stop(): no more claims; running scans get `graceMs` to finish, then are aborted and handed back
- *   to the queue.
+ *   WORKER_LOST, and asks `parents` to collect the parent scans nobody collected. For one lease
+ *   after this process's own database outage it reclaims nothing: leases that ran out meanwhile
+ *   are most likely held by workers that were cut off the same way (a database restart cuts off
+ *   all of them) and renew them at their next heartbeat. A worker that is really gone loses its
+ *   scans one lease later.
+ * - The run of one scan, and what its parent does as it moves, is run-claimed-scan.ts. A run whose
+ *   end waits to be stored (the database is away) stays in `running` and keeps its slot: the
+ *   heartbeat renews its lease meanwhile, and a worker never holds more finished runs in memory
+ *   than its concurrency.
+ * - While the database is away every loop keeps its cadence and resumes by itself; failures are
+ *   reported to the process's outage log (outage-log.ts), which says so once per outage.
+ * - stop(): no more claims; running scans get `graceMs` to finish (or to store their end), then
+ *   are aborted and handed back to the queue. A database that is away then does not make stop()
+ *   fail: what could not be handed back is left to its lease.
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -31,10 +41,11 @@ import type { ScanRecord } from '../domain/scans/scan.js';
 import type { PrivateTargetPolicy } from '../domain/targets/private-target-policy.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
+import { outageLogOf } from './outage-log.js';
 import {
   type AbortReason,
   type ParentScanHooks,
-  type RunEnd,
+  type RunCallbacks,
   runClaimedScan,
   type ScanRunContext,
 } from './run-claimed-scan.js';
@@ -79,6 +90,9 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   const db = database.db;
   const engines = [...options.runners.keys()];
   const log = logger.child({ worker: id });
+  const outage = outageLogOf(database, logger);
+  // Aborted when the shutdown grace is over: runs still storing their end give up.
+  const shutdown = new AbortController();
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   let claiming = false;
@@ -112,6 +126,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
         const scans = await claimScans(database, id, engines, free, options.leaseMs);
         claimFailure = null;
+        outage.succeeded();
         for (const scan of scans) {
           execute(scan);
         }
@@ -122,7 +137,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       } while (again && !stopping);
     } catch (error) {
       claimFailure = 'its last claim round could not reach the database';
-      log.error({ err: error }, 'claiming scans failed');
+      outage.failed(error, 'claiming scans', { worker: id });
     } finally {
       claiming = false;
     }
@@ -134,33 +149,43 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     engines: options,
     parents: options.parents,
     log,
+    outage,
+    shutdown: shutdown.signal,
   };
 
   function execute(scan: ScanRecord): void {
     const controller = new AbortController();
     let claimedWithFinish = false;
-    // Ask for the next scans in the same statement as the finish when no claim round is under
-    // way: this scan's slot is free once it has ended.
-    const next = () => {
-      if (stopping || claiming) {
-        return null;
-      }
-      claiming = true;
-      claimedWithFinish = true;
-      return { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
-    };
-    const finished = (end: RunEnd) => {
-      running.delete(scan.id);
+    const endClaim = () => {
       if (claimedWithFinish) {
+        claimedWithFinish = false;
         claiming = false;
       }
-      for (const claimed of end.claimed) {
-        execute(claimed);
-      }
+    };
+    const callbacks: RunCallbacks = {
+      // Ask for the next scans in the same statement as the finish when no claim round is under
+      // way: this scan's slot is free once it has ended.
+      next: () => {
+        if (stopping || claiming) {
+          return null;
+        }
+        claiming = true;
+        claimedWithFinish = true;
+        return { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
+      },
+      // The finish is retried without it: claim rounds go on meanwhile.
+      claimDropped: endClaim,
+      finished: (end) => {
+        running.delete(scan.id);
+        endClaim();
+        for (const claimed of end.claimed) {
+          execute(claimed);
+        }
+      },
     };
     const done = (async () => {
       try {
-        await runClaimedScan(context, scan, controller.signal, next, finished);
+        await runClaimedScan(context, scan, controller.signal, callbacks);
         options.onScanEnded?.();
       } finally {
         running.delete(scan.id);
@@ -188,24 +213,30 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       }
       await touchWorker(db, id);
+      outage.succeeded();
     } catch (error) {
-      log.warn({ err: error }, 'heartbeat failed');
+      // During an outage the leases are not renewed; the first beat after it renews them (other
+      // workers cut off the same way hold off reclaiming for a lease: housekeeping).
+      outage.failed(error, 'heartbeat', { worker: id });
     }
   }
 
   async function housekeeping(): Promise<void> {
     try {
-      const { requeued, failed } = await reclaimLostScans(db);
-      if (requeued + failed > 0) {
-        log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
+      if (outage.reachableForMs() >= options.leaseMs) {
+        const { requeued, failed } = await reclaimLostScans(db);
+        if (requeued + failed > 0) {
+          log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
+        }
       }
       const collected = await options.parents.collectPending();
       if (collected > 0) {
         log.warn({ collected }, 'collected parent scans nobody had collected');
       }
       await pruneWorkers(db, 10 * 60_000);
+      outage.succeeded();
     } catch (error) {
-      log.warn({ err: error }, 'housekeeping failed');
+      outage.failed(error, 'housekeeping', { worker: id });
     }
   }
 
@@ -247,6 +278,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }),
       ]);
       clearTimeout(graceTimer);
+      shutdown.abort();
       const unfinished = [...running.keys()];
       for (const scanId of unfinished) {
         abort(scanId, 'shutdown');
@@ -256,11 +288,19 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         clearInterval(timer);
       }
       await unlistenCancel();
-      const returned = await returnScans(db, id, unfinished);
-      if (returned > 0) {
-        log.info({ returned }, 'handed unfinished scans back to the queue');
+      try {
+        const returned = await returnScans(db, id, unfinished);
+        if (returned > 0) {
+          log.info({ returned }, 'handed unfinished scans back to the queue');
+        }
+      } catch (error) {
+        // Their leases run out instead, and housekeeping puts them back (counting an attempt).
+        outage.failed(error, 'handing unfinished scans back', { worker: id, scans: unfinished });
       }
-      await unregisterWorker(db, id);
+      // Failing that, the registration is pruned once it has been silent long enough.
+      await unregisterWorker(db, id).catch((error: unknown) =>
+        outage.failed(error, 'unregistering the worker', { worker: id }),
+      );
     },
   };
 }

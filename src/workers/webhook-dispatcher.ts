@@ -6,7 +6,8 @@
  * Every process runs one (API and workers alike); FOR UPDATE SKIP LOCKED and the in-flight lease
  * keep them from sending one attempt twice. It polls every `pollMs` and is woken at once by the
  * worker when a scan ends and by the end of each of its own attempts; a slow receiver holds one
- * slot, never the others.
+ * slot, never the others. While the database is away it keeps polling at the same pace and says so
+ * once (outage-log.ts); an attempt whose record was lost is sent again when its lease runs out.
  */
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
@@ -19,6 +20,7 @@ import { fanOutEvents } from '../adapters/queue/fan-out-events.js';
 import { recordAttempt } from '../adapters/queue/record-attempt.js';
 import { deliveryHeaders } from '../domain/webhooks/delivery-headers.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
+import { outageLogOf } from './outage-log.js';
 
 const STOP_WAIT_MS = 2_000;
 
@@ -50,6 +52,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   // (the attempt ends by its deadline; the margin covers recording it on a busy process).
   const leaseMs = options.timeoutMs + 5_000;
   const log = options.logger.child({ component: 'webhook-dispatcher' });
+  const outage = outageLogOf(options.database, options.logger);
   const inFlight = new Set<Promise<void>>();
   let ticking: Promise<void> | null = null;
   let again = false;
@@ -78,6 +81,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         while ((await fanOutEvents(db, options.retryDelaysMs[0] ?? 0, 200)).events === 200) {}
         const free = concurrency - inFlight.size;
         const claimed = await claimDeliveries(db, free, leaseMs);
+        outage.succeeded();
         for (const delivery of claimed) {
           send(delivery);
         }
@@ -86,7 +90,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         }
       } while (again && !stopped);
     } catch (error) {
-      log.error({ err: error }, 'webhook dispatch failed');
+      outage.failed(error, 'webhook dispatch', { component: 'webhook-dispatcher' });
     }
   }
 
@@ -104,13 +108,14 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         body: delivery.body,
       });
       const { disabledWebhook } = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
+      outage.succeeded();
       if (disabledWebhook) {
         log.warn({ webhookId: delivery.webhookId }, 'webhook disabled after consecutive failures');
       }
     })()
-      .catch((error: unknown) =>
-        log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record'),
-      )
+      .catch((error: unknown) => {
+        outage.failed(error, 'recording a webhook attempt', { deliveryId: delivery.id });
+      })
       .finally(() => {
         inFlight.delete(attempt);
         void tick();

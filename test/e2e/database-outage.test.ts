@@ -46,7 +46,7 @@ let rawKey: string;
 
 beforeAll(async () => {
   database = await createProxiedPostgres({ password: PASSWORD });
-  app = await startApp(database.connect(TIMEOUTS));
+  app = await startApp(database.connect({ timeouts: TIMEOUTS }));
   token = await tokenFor(randomUUID());
   rawKey = (await createKey(app, token)).rawKey;
 });
@@ -130,7 +130,7 @@ describe('while the path to PostgreSQL is silent (a partition)', () => {
 
 describe('a pooled connection whose statement timed out on a silent path', () => {
   it('is closed, not handed to the next query with that statement still in flight', async () => {
-    const handle = database.connect(TIMEOUTS, 1);
+    const handle = database.connect({ timeouts: TIMEOUTS, poolSize: 1 });
     const backendPid = async () =>
       (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db)).rows[0]?.pid;
     const before = await backendPid();

@@ -21,7 +21,7 @@ const received: string[] = [];
 
 beforeAll(async () => {
   database = await createProxiedPostgres();
-  handle = database.connect(TIMEOUTS);
+  handle = database.connect({ timeouts: TIMEOUTS });
   await handle.listen(CHANNEL, (payload) => received.push(payload));
 });
 

@@ -51,7 +51,7 @@ describe('/readyz of an API process on PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await createProxiedPostgres();
-    app = await startApp(database.connect(TIMEOUTS));
+    app = await startApp(database.connect({ timeouts: TIMEOUTS }));
   });
 
   afterAll(async () => {

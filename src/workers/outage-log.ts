@@ -1,0 +1,106 @@
+/**
+ * One log line per database outage instead of one per failed call. The background loops of a
+ * process (a worker's claims, heartbeats, housekeeping, progress writes, parent hooks and the
+ * storing of a scan's end; the webhook dispatcher's rounds) report each database call here:
+ *
+ * - the first failure that says the database is away (isDatabaseUnavailable) logs
+ *   `database unreachable` (warn: what was being done and the error's code and message, never a
+ *   stack); the failures after it stay quiet;
+ * - the first success after that logs `database reachable again` (info) with how long it was away;
+ * - any other failure is a real one and is logged as an error, with its stack, every time.
+ *
+ * The loops keep their own cadence and retry by themselves; this decides what is said, and tells
+ * housekeeping how long the database has been back (reachableForMs). Every loop of a process that
+ * uses one database handle shares one log (outageLogOf), so an outage is reported once per
+ * process, not once per loop.
+ */
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { isDatabaseUnavailable } from '../adapters/db/database-errors.js';
+
+export interface OutageLog {
+  /**
+   * A database call made while doing `what` (`claiming scans`) failed. Answers whether the database
+   * is away (worth retrying later); otherwise the error was logged as `<what> failed`.
+   */
+  failed(error: unknown, what: string, fields?: Readonly<Record<string, unknown>>): boolean;
+  /** A database call succeeded: an outage under way is over. */
+  succeeded(): void;
+  /**
+   * How long the database has answered without interruption, as this process saw it: 0 while it
+   * is away, Infinity when it never was.
+   */
+  reachableForMs(): number;
+}
+
+/** The outage log of one process's loops; `now` is the clock the time away is measured with. */
+export function createOutageLog(logger: Logger, now: () => number = Date.now): OutageLog {
+  let awaySince: number | null = null;
+  let backSince: number | null = null;
+  return {
+    failed(error, what, fields = {}) {
+      if (!isDatabaseUnavailable(error)) {
+        logger.error({ ...fields, err: error }, `${what} failed`);
+        return false;
+      }
+      if (awaySince === null) {
+        awaySince = now();
+        logger.warn({ ...fields, during: what, ...errorFacts(error) }, 'database unreachable');
+      }
+      return true;
+    },
+    succeeded() {
+      if (awaySince !== null) {
+        backSince = now();
+        const awayMs = backSince - awaySince;
+        awaySince = null;
+        logger.info({ awayMs }, 'database reachable again');
+      }
+    },
+    reachableForMs() {
+      if (awaySince !== null) {
+        return 0;
+      }
+      return backSince === null ? Number.POSITIVE_INFINITY : now() - backSince;
+    },
+  };
+}
+
+const logs = new WeakMap<DatabaseHandle, OutageLog>();
+
+/**
+ * The outage log of everything in this process that uses `database` (created with `logger` on
+ * the first call).
+ */
+export function outageLogOf(database: DatabaseHandle, logger: Logger): OutageLog {
+  let log = logs.get(database);
+  if (log === undefined) {
+    log = createOutageLog(logger);
+    logs.set(database, log);
+  }
+  return log;
+}
+
+/**
+ * The code and message of an unavailability error (the first of a wrapped chain that has them):
+ * a socket error's message names the address it tried, never the credentials.
+ */
+function errorFacts(error: unknown): { code?: string; error: string } {
+  let code: string | undefined;
+  let message = '';
+  for (let current = error, depth = 0; depth < 5; depth += 1) {
+    if (typeof current !== 'object' || current === null) {
+      break;
+    }
+    const own = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (code === undefined && typeof own.code === 'string') {
+      code = own.code;
+    }
+    if (message === '' && typeof own.message === 'string') {
+      message = own.message;
+    }
+    current = own.cause;
+  }
+  // A refused connection to a name with several addresses is an AggregateError without a message.
+  return { ...(code === undefined ? {} : { code }), error: message || code || String(error) };
+}
