@@ -123,7 +123,9 @@ export function errorHandler(
   const apiError = toApiErrorOf(error);
   if (apiError) {
     if (apiError.status >= 500) {
-      request.log.warn({ code: apiError.code, err: error }, 'request failed');
+      // An answer the service chose (the rate limiter or a worker is away, not ready): its code and
+      // message say it all; a stack would be one per request or probe for as long as it lasts.
+      request.log.warn({ code: apiError.code, error: apiError.message }, 'request failed');
     }
     return sendApiError(reply, apiError);
   }
