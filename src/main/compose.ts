@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { createTokenVerifier } from '../adapters/auth-tokens/jwt.js';
 import { loadOrCreateJwtSecret } from '../adapters/auth-tokens/jwt-secret-file.js';
+import { describeDataDirFailure } from '../adapters/data-dir/data-dir-failure.js';
 import { createApiKeyStore } from '../adapters/db/api-keys.repository.js';
 import {
   connectPglite,
@@ -15,8 +16,10 @@ import {
   type DatabaseHandle,
   openPglite,
 } from '../adapters/db/connect.js';
+import { describeDatabaseUrlFailure } from '../adapters/db/database-url-failure.js';
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
+import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
 import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
@@ -83,12 +86,29 @@ export interface ComposedApp {
   close(): Promise<void>;
 }
 
-/** Opens the configured database and applies pending migrations. */
+/**
+ * Opens the configured database and applies pending migrations. A failure throws one line naming
+ * DATABASE_URL (password hidden) or DATA_DIR and the cause, for the start-up message.
+ */
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
-  const handle = config.databaseUrl
-    ? connectPostgres(config.databaseUrl)
+  const { databaseUrl } = config;
+  const handle = databaseUrl
+    ? connectPostgres(databaseUrl)
     : connectPglite((await openPglite(config.dataDir)).pglite);
-  await migrate(handle.db);
+  try {
+    await migrate(handle.db);
+  } catch (error) {
+    const reason = databaseUrl
+      ? describeDatabaseUrlFailure(databaseUrl, error)
+      : await describeDataDirFailure(
+          config.dataDir,
+          error,
+          `the embedded database in DATA_DIR ${config.dataDir} could not be migrated`,
+          [config.dataDir, embeddedDatabaseDir(config.dataDir)],
+        );
+    await handle.close().catch(() => undefined);
+    throw new Error(reason, { cause: error });
+  }
   return handle;
 }
 
