@@ -46,6 +46,7 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
+import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
@@ -209,6 +210,9 @@ export async function composeApp(
     ping: () => database.ping(),
   };
   const app = await buildApp(deps, logger);
+  if (config.workers > 0) {
+    await removeLeftoverScanWorkspaces(logger);
+  }
   // The scanner user's egress rules exist while this process runs workers.
   const egress = config.workers > 0 ? await startEgressRules(config, sandbox, logger) : null;
   const workers = await startWorkers({
