@@ -252,7 +252,9 @@ const variants: ReadonlyArray<{ name: string; run: boolean; env: Record<string, 
     env: {
       SCANNER_SANDBOX: 'required',
       SCANNER_USER: process.env.SCANNER_USER ?? 'rampart-scanner',
-      SCANNER_EGRESS_TABLE: `rampart_kill_${process.pid}`,
+      // Fixed, so runs leave no state of many tables in /run/rampart/egress; concurrent runs share
+      // it as worker processes do (the same ALLOW_PRIVATE_TARGETS).
+      SCANNER_EGRESS_TABLE: 'rampart_worker_kill',
     },
   },
 ];
