@@ -93,18 +93,18 @@ function readStat(pid: number | 'self'): string | null {
   }
 }
 
-let self: ProcessOwner | null | undefined;
+let cachedThisProcess: ProcessOwner | null | undefined;
 
 /** This process as an owner, or null where /proc does not say (not Linux). */
 export function thisProcess(): ProcessOwner | null {
-  if (self !== undefined) {
-    return self;
+  if (cachedThisProcess !== undefined) {
+    return cachedThisProcess;
   }
   try {
     const stat = parseProcStat(readStat('self') ?? '');
     const namespace = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
     const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().replace(/-/g, '');
-    self =
+    cachedThisProcess =
       stat?.pid === process.pid &&
       stat.startTime !== undefined &&
       namespace !== undefined &&
@@ -112,9 +112,9 @@ export function thisProcess(): ProcessOwner | null {
         ? { pid: process.pid, startTime: stat.startTime, pidNamespace: namespace, bootId }
         : null;
   } catch {
-    self = null;
+    cachedThisProcess = null;
   }
-  return self;
+  return cachedThisProcess;
 }
 
 /** `<tmpdir>/rampart-<uid>`: where every process of this user keeps its workspaces. */
