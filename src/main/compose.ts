@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { createTokenVerifier } from '../adapters/auth-tokens/jwt.js';
 import { loadOrCreateJwtSecret } from '../adapters/auth-tokens/jwt-secret-file.js';
+import { describeDataDirFailure } from '../adapters/data-dir/data-dir-failure.js';
 import { createApiKeyStore } from '../adapters/db/api-keys.repository.js';
 import {
   connectPglite,
@@ -15,8 +16,10 @@ import {
   type DatabaseHandle,
   openPglite,
 } from '../adapters/db/connect.js';
+import { describeDatabaseUrlFailure } from '../adapters/db/database-url-failure.js';
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
+import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
 import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
@@ -43,6 +46,7 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
+import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
@@ -84,13 +88,30 @@ export interface ComposedApp {
   close(): Promise<void>;
 }
 
-/** Opens the configured database and applies pending migrations. */
+/**
+ * Opens the configured database and applies pending migrations. A failure throws one line naming
+ * DATABASE_URL (password hidden) or DATA_DIR and the cause, for the start-up message.
+ */
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
-  if (config.databaseUrl === null) {
+  const { databaseUrl } = config;
+  if (databaseUrl === null) {
     const handle = connectPglite((await openPglite(config.dataDir)).pglite, true, {
       dataDir: config.dataDir,
     });
-    await migrate(handle.db);
+    try {
+      await migrate(handle.db);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw new Error(
+        await describeDataDirFailure(
+          config.dataDir,
+          error,
+          `the embedded database in DATA_DIR ${config.dataDir} could not be migrated`,
+          [config.dataDir, embeddedDatabaseDir(config.dataDir)],
+        ),
+        { cause: error },
+      );
+    }
     return handle;
   }
   const timeouts = {
@@ -99,16 +120,18 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
   };
   // Migrations get a connection without statement timeout: an index built on a large table, or
   // waiting for another process's migration, may take longer than a request may.
-  const migrating = connectPostgres(config.databaseUrl, {
+  const migrating = connectPostgres(databaseUrl, {
     poolSize: 1,
     timeouts: { ...timeouts, statementTimeoutMs: 0 },
   });
   try {
     await migrate(migrating.db);
+  } catch (error) {
+    throw new Error(describeDatabaseUrlFailure(databaseUrl, error), { cause: error });
   } finally {
     await migrating.close();
   }
-  return connectPostgres(config.databaseUrl, { timeouts });
+  return connectPostgres(databaseUrl, { timeouts });
 }
 
 /** Probes every engine's binary once and reports it as GET /api/v1/engines shows it. */
@@ -210,6 +233,9 @@ export async function composeApp(
     readiness: processReadiness(database, () => workers),
   };
   const app = await buildApp(deps, logger);
+  if (config.workers > 0) {
+    await removeLeftoverScanWorkspaces(logger);
+  }
   // The scanner user's egress rules exist while this process runs workers.
   const egress = config.workers > 0 ? await startEgressRules(config, sandbox, logger) : null;
   workers = await startWorkers({

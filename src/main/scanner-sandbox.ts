@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { detectSandbox } from '../adapters/process/detect-sandbox.js';
+import { findOnPath } from '../adapters/process/probe-binaries.js';
 import type { Sandbox } from '../adapters/process/sandbox.js';
 import type { Config } from '../config/load-config.js';
 
@@ -21,6 +22,7 @@ export async function scannerSandbox(config: Config, logger: Logger): Promise<Sa
   const settings = config.scannerSandbox;
   if (settings.mode === 'off') {
     logger.info('SCANNER_SANDBOX=off: scanners run as the service user, without a sandbox');
+    await warnWithoutParentDeathSignal(config, logger);
     return null;
   }
   const detected = await detectSandbox(settings, config.scannerPath ?? '');
@@ -35,5 +37,19 @@ export async function scannerSandbox(config: Config, logger: Logger): Promise<Sa
     { missing: detected.missing },
     `scanners run WITHOUT a sandbox (SCANNER_SANDBOX=auto); missing: ${detected.missing.join(', ')}`,
   );
+  await warnWithoutParentDeathSignal(config, logger);
   return null;
+}
+
+/**
+ * Outside the sandbox a scanner dies with its worker through `setpriv --pdeathsig KILL`
+ * (process-engine-runner.ts); without setpriv, one of a killed worker runs on until the next
+ * worker start kills it (workspace-owners.ts). Said once, at start.
+ */
+async function warnWithoutParentDeathSignal(config: Config, logger: Logger): Promise<void> {
+  if ((await findOnPath('setpriv', config.scannerPath ?? '')) === null) {
+    logger.warn(
+      'setpriv (Debian package util-linux) is not on PATH: the scanners of a worker process that is killed (kill -9) run on until the next worker start ends them',
+    );
+  }
 }

@@ -15,6 +15,7 @@ import { loadConfigOrExit } from '../config/load-config.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines } from './compose.js';
 import { startEgressRules } from './egress.js';
+import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { startWorkerHealthServer } from './worker-health.js';
 import { realEngineRunners, startWorkers } from './workers.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     logger,
   });
   const egress = await startEgressRules(config, sandbox, logger);
+  await removeLeftoverScanWorkspaces(logger);
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,

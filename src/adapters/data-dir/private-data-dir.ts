@@ -6,6 +6,7 @@
  * (README, "Scanner isolation"), so the directory's mode is what keeps it out.
  */
 import { mkdir, stat } from 'node:fs/promises';
+import { describeDataDirFailure } from './data-dir-failure.js';
 
 const PRIVATE_DIR_MODE = 0o700;
 const GROUP_OR_OTHERS = 0o077;
@@ -21,11 +22,21 @@ export function dataDirModeProblem(dir: string, mode: number): string | null {
 
 /**
  * Creates `dir` (mode 0700, parents as needed) unless it exists, then checks its mode. Throws with
- * the reason when it is not a directory or is open to its group or others.
+ * the reason, in one line naming DATA_DIR, when it cannot be created (read-only, full, not ours),
+ * is not a directory or is open to its group or others.
  */
 export async function ensurePrivateDataDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const info = await stat(dir);
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    info = await stat(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new Error(`DATA_DIR ${dir} is not a directory`, { cause: error });
+    }
+    const reason = await describeDataDirFailure(dir, error, `DATA_DIR ${dir} could not be created`);
+    throw new Error(reason, { cause: error });
+  }
   if (!info.isDirectory()) {
     throw new Error(`DATA_DIR ${dir} is not a directory`);
   }

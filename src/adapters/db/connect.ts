@@ -1,9 +1,9 @@
-import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
-import { ensurePrivateDataDir, withPrivateUmask } from '../data-dir/private-data-dir.js';
+import { withPrivateUmask } from '../data-dir/private-data-dir.js';
 import type { Database } from './database.js';
 import { answersWithin, dataDirHasRoom, HEALTHY, type HealthCheck } from './database-health.js';
+import { openInDataDir } from './open-in-data-dir.js';
 import { createPgListener } from './pg-listener.js';
 import {
   createPgPool,
@@ -78,15 +78,16 @@ export function connectPostgres(
 
 /**
  * Opens the embedded database: in memory when `dataDir` is null, else under `<dataDir>/pglite`,
- * in a private DATA_DIR (private-data-dir.ts; refused when open to others).
+ * in a private DATA_DIR (private-data-dir.ts; refused when open to others). A failure names
+ * DATA_DIR and its cause, and leaves no half-created database (open-in-data-dir.ts).
  */
 export async function openPglite(dataDir: string | null): Promise<{ pglite: PGlite }> {
   if (dataDir === null) {
     return { pglite: await PGlite.create() };
   }
-  await ensurePrivateDataDir(dataDir);
-  const dir = join(dataDir, 'pglite');
-  return { pglite: await withPrivateUmask(() => PGlite.create(dir)) };
+  return {
+    pglite: await openInDataDir(dataDir, (dir) => withPrivateUmask(() => PGlite.create(dir))),
+  };
 }
 
 /**

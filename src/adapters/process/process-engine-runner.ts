@@ -193,8 +193,28 @@ function lastLines(text: string): string {
 }
 
 /**
- * What is spawned for one run: the tool itself, or the sandbox around it (the tool resolved on
- * the scanner's PATH, since the sandbox shows the tool's own directory; CAP_NET_RAW and the
+ * An unsandboxed tool, started through util-linux `setpriv --pdeathsig KILL` when that is on the
+ * scanner's PATH: the kernel then kills the tool when the worker dies (kill -9, the OOM killer),
+ * where it would otherwise run on under init until its own end. setpriv sets the signal and execs
+ * the tool, so the tool keeps the pid, the process group and the signals the runner sends. It
+ * covers the tool itself, not children it starts (those the next worker start kills:
+ * workspace-owners.ts). Without setpriv the tool is started directly; scanner-sandbox.ts warns.
+ * (A sandboxed tool needs none of this: bwrap's --die-with-parent and its PID namespace.)
+ */
+async function withParentDeathSignal(
+  binaryPath: string,
+  argv: readonly string[],
+  pathEnv: string,
+): Promise<{ readonly binary: string; readonly argv: readonly string[] }> {
+  const setpriv = await findOnPath('setpriv', pathEnv);
+  return setpriv === null
+    ? { binary: binaryPath, argv }
+    : { binary: setpriv, argv: ['--pdeathsig', 'KILL', '--', binaryPath, ...argv] };
+}
+
+/**
+ * What is spawned for one run: the tool (resolved on the scanner's PATH) with a parent-death
+ * signal, or the sandbox around it (which shows the tool's own directory; CAP_NET_RAW and the
  * engine's variables for it when the worker is root and the engine says this argv needs raw
  * sockets). Null: the tool is not on the scanner's PATH.
  */
@@ -211,14 +231,14 @@ async function spawnedCommand(
   const { command } = engine;
   const env = { ...command.env, ...scannerEnvironment(options.parentEnv, workDir) };
   const sandbox = options.sandbox ?? null;
-  if (sandbox === null) {
-    return { binary: engine.binary, argv, env };
-  }
   const binaryPath = isAbsolute(engine.binary)
     ? engine.binary
     : await findOnPath(engine.binary, env.PATH ?? '');
   if (binaryPath === null) {
     return null;
+  }
+  if (sandbox === null) {
+    return { ...(await withParentDeathSignal(binaryPath, argv, env.PATH ?? '')), env };
   }
   const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
   return {

@@ -15,6 +15,17 @@ describe('parseProcStat', () => {
     expect(parseProcStat('77 (a) Z (b)) Z 1 70 70 0')).toEqual({ pid: 77, state: 'Z', pgrp: 70 });
   });
 
+  it('reads the start time, field 22, of a whole line', () => {
+    const line =
+      '17349 (nmap) S 17348 17349 6830 0 -1 4194560 1046 0 0 0 3 1 0 0 20 0 1 0 1843925 25444352 3271 18446744073709551615';
+    expect(parseProcStat(line)).toEqual({
+      pid: 17349,
+      state: 'S',
+      pgrp: 17349,
+      startTime: '1843925',
+    });
+  });
+
   it('is undefined for a line it cannot read', () => {
     expect(parseProcStat('')).toBeUndefined();
     expect(parseProcStat('12 (cut')).toBeUndefined();
@@ -25,6 +36,7 @@ describe('parseProcStat', () => {
     expect(parseProcStat(readFileSync('/proc/self/stat', 'utf8'))).toMatchObject({
       pid: process.pid,
       state: 'R',
+      startTime: expect.stringMatching(/^\d+$/),
     });
   });
 });

@@ -236,19 +236,31 @@ function groupHasLiveMembers(pgid: number): boolean {
   }
 }
 
-/** `pid (comm) state ppid pgrp …`; comm may itself contain spaces and parentheses. */
+/**
+ * `pid (comm) state ppid pgrp …`; comm may itself contain spaces and parentheses. `startTime` is
+ * field 22, the start in clock ticks after boot: with the pid it names one process, since a pid
+ * reused later comes with a later start (undefined when the line is shorter).
+ */
 export function parseProcStat(
   stat: string,
-): { pid: number; state: string; pgrp: number } | undefined {
+): { pid: number; state: string; pgrp: number; startTime: string | undefined } | undefined {
   const close = stat.lastIndexOf(')');
   if (close === -1) {
     return undefined;
   }
-  const [state, , pgrp] = stat.slice(close + 2).split(' ');
+  const fields = stat.slice(close + 2).split(' ');
+  const [state, , pgrp] = fields;
   if (state === undefined || pgrp === undefined) {
     return undefined;
   }
-  return { pid: Number.parseInt(stat, 10), state, pgrp: Number(pgrp) };
+  // Fields are counted from 1 and `state` is the third.
+  const startTime = fields[22 - 3];
+  return {
+    pid: Number.parseInt(stat, 10),
+    state,
+    pgrp: Number(pgrp),
+    startTime: startTime !== undefined && /^\d+$/.test(startTime) ? startTime : undefined,
+  };
 }
 
 /** The `code` of a Node system error (`ESRCH`, `ENOENT`), if it has one. */

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scannerEnvironment, withScanWorkspace } from './scan-workspace.js';
+import { ownWorkspaceDir } from './workspace-owners.js';
 
 let base: string;
 
@@ -118,11 +119,13 @@ describe('withScanWorkspace', () => {
     expect(await exists(seen)).toBe(false);
   });
 
-  it('uses os.tmpdir() when no base dir is given', async () => {
+  it("uses this process's directory under <tmpdir>/rampart-<uid> when no base dir is given", async () => {
     let seen = '';
     await withScanWorkspace('trivy', async (dir) => {
       seen = dir;
-      expect(dirname(dir)).toBe(tmpdir());
+      expect(dirname(dir)).toBe(await ownWorkspaceDir());
+      expect(dirname(dirname(dir))).toBe(join(tmpdir(), `rampart-${process.getuid?.()}`));
+      expect(basename(dirname(dir))).toMatch(new RegExp(`^${process.pid}-\\d+-\\d+-[0-9a-f]{32}$`));
     });
     expect(await exists(seen)).toBe(false);
   });

@@ -3,10 +3,10 @@
  * working directory of its own. The service's environment holds DATABASE_URL, JWT_SECRET, REDIS_URL
  * and cloud credentials; none of it may reach a scanner, which parses hostile input.
  */
-import type { Dirent } from 'node:fs';
-import { chmod, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, chown, mkdtemp } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { removeTree } from './remove-tree.js';
+import { ownWorkspaceDir } from './workspace-owners.js';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const DEFAULT_LOCALE = 'C.UTF-8';
@@ -48,8 +48,10 @@ export interface WorkspaceOwner {
 }
 
 /**
- * Runs `work` with a fresh private temp directory (mode 0700) under os.tmpdir() (or `baseDir`),
- * removed afterwards even when work throws. With `owner`, the directory belongs to that user (the
+ * Runs `work` with a fresh private temp directory (mode 0700) in this process's workspace
+ * directory (workspace-owners.ts: `<tmpdir>/rampart-<uid>/<this process>/`, so that what a killed
+ * worker leaves is recognised and removed by the next start) or in `baseDir`, removed afterwards
+ * even when work throws. With `owner`, the directory belongs to that user (the
  * sandboxed scanner's only writable place); the service, as root, still reads and removes it.
  *
  * The directory is named `<prefix>-XXXXXX`, the prefix reduced to `[a-z0-9-]` so a scan id or
@@ -63,7 +65,8 @@ export async function withScanWorkspace<T>(
   baseDir?: string,
   owner?: WorkspaceOwner,
 ): Promise<T> {
-  const dir = await mkdtemp(join(baseDir ?? tmpdir(), `${sanitizePrefix(prefix)}-`));
+  const base = baseDir ?? (await ownWorkspaceDir());
+  const dir = await mkdtemp(join(base, `${sanitizePrefix(prefix)}-`));
   let result: T;
   try {
     // mkdtemp already creates 0700 (less any umask bits); say it explicitly, it is the point.
@@ -73,10 +76,10 @@ export async function withScanWorkspace<T>(
     }
     result = await work(dir);
   } catch (error) {
-    await removeWorkspace(dir).catch(() => undefined);
+    await removeTree(dir).catch(() => undefined);
     throw error;
   }
-  await removeWorkspace(dir);
+  await removeTree(dir);
   return result;
 }
 
@@ -88,35 +91,6 @@ function sanitizePrefix(prefix: string): string {
     .slice(0, MAX_PREFIX_LENGTH)
     .replace(/^-+|-+$/g, '');
   return cleaned === '' ? 'scan' : cleaned;
-}
-
-/**
- * `rm -rf`, and if a tool left a directory without write permission (some do for their caches),
- * give the owner (us) write access back and try once more. Symlinks are never followed: `rm`
- * unlinks them, and Dirent.isDirectory() is false for a link.
- */
-async function removeWorkspace(dir: string): Promise<void> {
-  try {
-    await rm(dir, { recursive: true, force: true });
-  } catch {
-    await makeOwnerWritable(dir);
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function makeOwnerWritable(dir: string): Promise<void> {
-  await chmod(dir, 0o700);
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (entry.isDirectory()) {
-      await makeOwnerWritable(join(dir, entry.name));
-    }
-  }
 }
 
 function present(value: string | undefined): string | undefined {
