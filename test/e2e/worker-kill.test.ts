@@ -190,7 +190,7 @@ async function createSlowScan(url: string): Promise<string> {
   return String(scan.body.data.id);
 }
 
-/** The workspace directories (`rampart-nmap-*`) of the process `pid`, by its owner directory. */
+/** The workspace directories (`nmap-*`) of the process `pid`, by its owner directory. */
 function workspacesOf(pid: number): string[] {
   const root = workspaceRoot();
   if (!existsSync(root)) {
@@ -200,7 +200,7 @@ function workspacesOf(pid: number): string[] {
     .filter((name) => name.startsWith(`${pid}-`))
     .flatMap((owner) =>
       readdirSync(join(root, owner))
-        .filter((name) => name.startsWith('rampart-nmap-'))
+        .filter((name) => name.startsWith('nmap-'))
         .map((name) => join(root, owner, name)),
     );
 }

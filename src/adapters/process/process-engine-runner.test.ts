@@ -230,7 +230,7 @@ describe('process engine runner', () => {
       },
     );
     await run(engine);
-    expect(seen).toMatch(/rampart-nmap-[^/]+\/report\.txt$/);
+    expect(seen).toMatch(/\/rampart-\d+\/[^/]+\/nmap-[^/]+\/report\.txt$/);
     await expect(readFile(seen)).rejects.toThrow();
   });
 });

@@ -258,8 +258,9 @@ export function createProcessEngineRunner(
   return {
     sandboxed: sandbox !== null,
     run(request) {
+      // The owner directory already says rampart; the path stays short (workspace-owners.ts).
       return withScanWorkspace(
-        `rampart-${engine.name}`,
+        engine.name,
         async (dir): Promise<EngineRunOutput> => {
           const reportPath = join(dir, command.reportFile ?? 'stdout.txt');
           let argv: string[];

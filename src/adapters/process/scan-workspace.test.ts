@@ -125,9 +125,17 @@ describe('withScanWorkspace', () => {
       seen = dir;
       expect(dirname(dir)).toBe(await ownWorkspaceDir());
       expect(dirname(dirname(dir))).toBe(join(tmpdir(), `rampart-${process.getuid?.()}`));
-      expect(basename(dirname(dir))).toMatch(new RegExp(`^${process.pid}-\\d+-\\d+-[0-9a-f]{32}$`));
+      expect(basename(dirname(dir))).toMatch(new RegExp(`^${process.pid}-\\d+-\\d+-[0-9a-f]{8}$`));
     });
     expect(await exists(seen)).toBe(false);
+  });
+
+  it("leaves room for a tool's Unix socket in the workspace (sublist3r's multiprocessing)", async () => {
+    await withScanWorkspace('sublist3r', async (dir) => {
+      // Python's multiprocessing listener in TMPDIR; a socket path has at most 107 bytes.
+      const socketPath = join(dir, 'pymp-k2j4h6g8', 'listener-a1b2c3d4');
+      expect(Buffer.byteLength(socketPath)).toBeLessThanOrEqual(107);
+    });
   });
 
   it('reduces the prefix to [a-z0-9-], so it cannot steer the path', async () => {

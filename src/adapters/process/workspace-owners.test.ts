@@ -21,7 +21,7 @@ import {
   thisProcess,
 } from './workspace-owners.js';
 
-const BOOT = '37eede3cbdc945fd80d9d3f4a9a0bc52';
+const BOOT = '37eede3c';
 const HERE: ProcessOwner = {
   pid: 100,
   startTime: '5000',
@@ -66,7 +66,7 @@ describe('ownerState', () => {
   });
 
   it('is gone when the machine has booted since, whatever runs under that pid now', () => {
-    const before = { ...owner, bootId: 'f'.repeat(32) };
+    const before = { ...owner, bootId: 'f'.repeat(8) };
     expect(ownerState(before, HERE, () => statLine(4242, 'S', '1843925'))).toBe('gone');
   });
 
@@ -126,7 +126,7 @@ describe.runIf(process.platform === 'linux')('removeLeftoverWorkspaces', () => {
     await mkdir(live);
     const ended = await workspaceOf(await endedProcess());
     const reused = await workspaceOf({ ...here, startTime: String(Number(here.startTime) - 1) });
-    const earlierBoot = await workspaceOf({ ...here, bootId: 'f'.repeat(32) });
+    const earlierBoot = await workspaceOf({ ...here, bootId: 'f'.repeat(8) });
     const elsewhere = await workspaceOf({ ...here, pidNamespace: '1' });
     const unrelated = await workspaceOf('not-an-owner');
 

@@ -5,6 +5,11 @@
  *
  *   <tmpdir>/rampart-<uid>/<pid>-<start>-<pid namespace>-<boot id>/<prefix>-XXXXXX
  *
+ * Short on purpose: a tool's Unix sockets live in its workspace (Python's multiprocessing, which
+ * sublist3r uses, puts `pymp-XXXXXXXX/listener-XXXXXXXX` in TMPDIR), and a socket path has at most
+ * 107 bytes; so the boot id is its first 8 hex digits (a later boot with the same 8 is a 1 in 4
+ * billion chance, and then the pid and start time must match too).
+ *
  * A pid alone is no name: pids are reused. With the start time (field 22 of /proc/<pid>/stat, in
  * clock ticks after boot), the pid namespace it counts in and the boot it counts from, the name
  * belongs to one process ever. Such a process is gone when the machine booted since, or its pid
@@ -33,11 +38,11 @@ export interface ProcessOwner {
   readonly startTime: string;
   /** The inode of the pid namespace the pid counts in (`/proc/self/ns/pid`). */
   readonly pidNamespace: string;
-  /** /proc/sys/kernel/random/boot_id without dashes. */
+  /** The first 8 hex digits of /proc/sys/kernel/random/boot_id. */
   readonly bootId: string;
 }
 
-const OWNER_NAME = /^(\d+)-(\d+)-(\d+)-([0-9a-f]{32})$/;
+const OWNER_NAME = /^(\d+)-(\d+)-(\d+)-([0-9a-f]{8})$/;
 
 /** The directory name of `owner`'s workspaces. */
 export function ownerDirName(owner: ProcessOwner): string {
@@ -103,12 +108,12 @@ export function thisProcess(): ProcessOwner | null {
   try {
     const stat = parseProcStat(readStat('self') ?? '');
     const namespace = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().replace(/-/g, '');
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().slice(0, 8);
     cachedThisProcess =
       stat?.pid === process.pid &&
       stat.startTime !== undefined &&
       namespace !== undefined &&
-      /^[0-9a-f]{32}$/.test(bootId)
+      /^[0-9a-f]{8}$/.test(bootId)
         ? { pid: process.pid, startTime: stat.startTime, pidNamespace: namespace, bootId }
         : null;
   } catch {
