@@ -80,7 +80,7 @@ describe('nikto through the process runner, against the nikto test double', () =
     const [argv, ...more] = await loggedArgv(run.argvLog);
     expect(more).toEqual([]);
     const reportPath = argv?.[(argv?.indexOf('-output') ?? -2) + 1] ?? '';
-    expect(reportPath).toMatch(/\/rampart-nikto-[^/]+\/report\.json$/);
+    expect(reportPath).toMatch(/\/rampart-\d+\/[^/]+\/nikto-[^/]+\/report\.json$/);
     expect(argv).toEqual(
       buildNiktoArgv(niktoOptionsWithDefaults(options), TARGET, { outputFile: reportPath }),
     );

@@ -91,7 +91,7 @@ describe('nuclei through the process runner, against the nuclei test double', ()
     expect(more).toEqual([]);
     const reportArg = argv?.find((arg) => arg.startsWith('-o=')) ?? '';
     const reportPath = reportArg.slice('-o='.length);
-    expect(reportPath).toMatch(/\/rampart-nuclei-[^/]+\/report\.jsonl$/);
+    expect(reportPath).toMatch(/\/rampart-\d+\/[^/]+\/nuclei-[^/]+\/report\.jsonl$/);
     expect(argv).toEqual(
       buildNucleiArgv(nucleiOptionsWithDefaults(options), URL_TARGET, {
         reportPath,

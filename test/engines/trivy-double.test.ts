@@ -109,7 +109,7 @@ describe('trivy engine through the process runner, against the trivy TEST DOUBLE
     expect(argvs).toHaveLength(1);
     const [argv = []] = argvs;
     const reportPath = outputOf(argv);
-    expect(reportPath).toMatch(/\/rampart-trivy-[^/]+\/report\.json$/);
+    expect(reportPath).toMatch(/\/rampart-\d+\/[^/]+\/trivy-[^/]+\/report\.json$/);
     const checked = checkEngineOptions(trivyEngine, options);
     expect(argv).toEqual(
       command.buildArgv(checked.ok ? checked.options : {}, IMAGE, {

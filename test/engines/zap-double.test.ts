@@ -97,7 +97,7 @@ describe('zap through the process runner, against the zap.sh test double', () =>
     const [argv, ...more] = await loggedArgv(run.argvLog);
     expect(more).toEqual([]);
     const workDir = workspaceOf(argv ?? []);
-    expect(workDir).toMatch(/\/rampart-zap-[^/]+$/);
+    expect(workDir).toMatch(/\/rampart-\d+\/[^/]+\/zap-[^/]+$/);
     expect(argv).toEqual(buildZapArgv(TARGET, { workDir }));
     expect(JSON.stringify(argv)).not.toContain('S3cr3t');
     expect(JSON.stringify(argv)).not.toContain(TARGET.host ?? '');
