@@ -6,8 +6,11 @@
  * Every process runs one (API and workers alike); FOR UPDATE SKIP LOCKED and the in-flight lease
  * keep them from sending one attempt twice. It polls every `pollMs` and is woken at once by the
  * worker when a scan ends and by the end of each of its own attempts; a slow receiver holds one
- * slot, never the others. While the database is away it keeps polling at the same pace and says so
- * once (outage-log.ts); an attempt whose record was lost is sent again when its lease runs out.
+ * slot, never the others. Claims go in turns over tenants, and a tenant has at most
+ * `tenantMaxInFlight` attempts in flight over all processes (claim-deliveries.ts): a tenant whose
+ * receivers are slow or dead holds that many slots and delays only its own deliveries. While the
+ * database is away it keeps polling at the same pace and says so once (outage-log.ts); an attempt
+ * whose record was lost is sent again when its lease runs out.
  */
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
@@ -31,15 +34,19 @@ export interface WebhookDispatcherOptions {
   readonly timeoutMs: number;
   readonly logger: Logger;
   readonly pollMs?: number;
+  /** Attempts in flight in this process, all tenants together. */
   readonly concurrency?: number;
+  /** Attempts in flight of one tenant, over every process (WEBHOOK_TENANT_MAX_IN_FLIGHT). */
+  readonly tenantMaxInFlight?: number;
 }
 
 export interface WebhookDispatcher {
   wake(): void;
   /**
    * Resolves once this dispatcher has nothing left to do now: no event waits to be fanned out, no
-   * delivery is due and none of its attempts is in flight (tests wait for this instead of
-   * sleeping; retries scheduled later are not waited for).
+   * delivery could be claimed and none of its attempts is in flight (tests wait for this instead
+   * of sleeping; retries scheduled later, and deliveries held by a suspension or by a cap that
+   * another process's attempts fill, are not waited for).
    */
   drain(): Promise<void>;
   stop(): Promise<void>;
@@ -48,6 +55,7 @@ export interface WebhookDispatcher {
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const db = options.database.db;
   const concurrency = options.concurrency ?? 32;
+  const tenantMaxInFlight = options.tenantMaxInFlight ?? 4;
   // An attempt in flight keeps its delivery for the whole deadline plus a margin.
   // (the attempt ends by its deadline; the margin covers recording it on a busy process).
   const leaseMs = options.timeoutMs + 5_000;
@@ -80,7 +88,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         // Fan out everything waiting (batches of 200 events) before sending.
         while ((await fanOutEvents(db, options.retryDelaysMs[0] ?? 0, 200)).events === 200) {}
         const free = concurrency - inFlight.size;
-        const claimed = await claimDeliveries(db, free, leaseMs);
+        const claimed = await claimDeliveries(db, free, leaseMs, tenantMaxInFlight);
         outage.succeeded();
         for (const delivery of claimed) {
           send(delivery);
@@ -134,7 +142,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         await tick();
         if (inFlight.size > 0) {
           await Promise.allSettled([...inFlight]);
-        } else if (stopped || !(await hasDueWork(db))) {
+        } else if (stopped || !(await hasDueWork(db, tenantMaxInFlight))) {
           return;
         }
       }
