@@ -1,6 +1,7 @@
 /**
  * The webhook dispatcher: fans outbox events out into deliveries, then sends the deliveries that are
- * due, up to `concurrency` at once, each attempt recorded when it ends. Lifecycle and wiring only:
+ * due, up to `concurrency` at once, each attempt recorded when it ends. Both go in turns over
+ * tenants. Lifecycle and wiring only:
  * the SQL lives in adapters/queue, the schedule in domain/webhooks/delivery-policy.ts.
  *
  * Every process runs one (API and workers alike); FOR UPDATE SKIP LOCKED and the in-flight lease
@@ -26,6 +27,14 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { outageLogOf } from './outage-log.js';
 
 const STOP_WAIT_MS = 2_000;
+/**
+ * Outbox events fanned out per pass, and at most this many of one tenant: a pass (its insert of
+ * one delivery per event and webhook) stays short however many events one tenant piles up, and
+ * each pass is followed by a claim, so another tenant's event waits for one short pass, not for
+ * the whole backlog.
+ */
+const FAN_OUT_BATCH = 200;
+const FAN_OUT_PER_TENANT = 20;
 
 export interface WebhookDispatcherOptions {
   readonly database: DatabaseHandle;
@@ -85,15 +94,20 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     try {
       do {
         again = false;
-        // Fan out everything waiting (batches of 200 events) before sending.
-        while ((await fanOutEvents(db, options.retryDelaysMs[0] ?? 0, 200)).events === 200) {}
+        // One pass of the outbox, then a claim; passes go on while events wait.
+        const fanned = await fanOutEvents(
+          db,
+          options.retryDelaysMs[0] ?? 0,
+          FAN_OUT_BATCH,
+          FAN_OUT_PER_TENANT,
+        );
         const free = concurrency - inFlight.size;
         const claimed = await claimDeliveries(db, free, leaseMs, tenantMaxInFlight);
         outage.succeeded();
         for (const delivery of claimed) {
           send(delivery);
         }
-        if (claimed.length === free && free > 0) {
+        if (fanned.events > 0 || (claimed.length === free && free > 0)) {
           again = true;
         }
       } while (again && !stopped);

@@ -11,6 +11,9 @@ import type { Migration } from './index.js';
  *   takes each one's oldest due ones; a test delivery in flight is found through it too.
  * - `webhook_deliveries_in_flight`: a tenant's leased deliveries, counted at each claim.
  * - `webhook_deliveries_due` (by time alone, for the global claim) is dropped: nothing reads it.
+ * - The outbox is fanned out in turns over tenants too: its index of waiting events becomes one
+ *   by tenant (`scan_events_pending_by_tenant` replaces `scan_events_pending`, so an event still
+ *   costs one index insertion).
  */
 export const migration0009: Migration = {
   version: 9,
@@ -22,5 +25,8 @@ export const migration0009: Migration = {
     `create index webhook_deliveries_in_flight on webhook_deliveries (tenant_id)
       where leased_until is not null`,
     `drop index webhook_deliveries_due`,
+    `create index scan_events_pending_by_tenant on scan_events (tenant_id, seq)
+      where dispatched_at is null`,
+    `drop index scan_events_pending`,
   ],
 };
