@@ -19,6 +19,9 @@
  *
  * Then (issue 18): the scanner sandbox's cost per scan start, `nmap --version` in a workspace bare
  * and through bwrap, setpriv and prlimit (bench/sandbox-start.ts; skipped without the sandbox).
+ *
+ * Issue 20 (a), delivery half: tenant B's event → delivery p50/p99 alone and while tenant A floods
+ * with its webhooks on a dead receiver (bench/fair-deliveries.ts, after the webhook fan-out).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -33,6 +36,7 @@ import {
   type InstructionResult,
   reportCorrelationInstructions,
 } from './correlation-instructions.js';
+import { benchFairDeliveries, describeFairDeliveries } from './fair-deliveries.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
@@ -389,7 +393,20 @@ async function benchQueue() {
   console.log(
     `  ${webhooks.deliveriesPerSecond} deliveries/s, event → receipt p50 ${webhooks.p50} ms, p99 ${webhooks.p99} ms (target >= 500/s): ${webhooks.deliveriesPerSecond >= 500 ? 'met' : 'NOT met'}`,
   );
-  return { dispatch, claims, graphile, ratio: Number(ratio.toFixed(2)), parse, webhooks };
+  console.log(
+    'fair deliveries (issue 20): tenant B alone, then beside tenant A with 25 webhooks on a dead receiver…',
+  );
+  const fairDeliveries = await benchFairDeliveries();
+  console.log(describeFairDeliveries(fairDeliveries));
+  return {
+    dispatch,
+    claims,
+    graphile,
+    ratio: Number(ratio.toFixed(2)),
+    parse,
+    webhooks,
+    fairDeliveries,
+  };
 }
 
 function report(results: Record<string, Record<number, Sample[]>>) {

@@ -32,6 +32,10 @@ export interface Config {
   readonly allowPrivateWebhooks: boolean;
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
+  /** Attempts in flight of one tenant's deliveries, over every process (WEBHOOK_TENANT_MAX_IN_FLIGHT). */
+  readonly webhookTenantMaxInFlight: number;
+  /** `POST /webhooks/:id/test` calls in progress per tenant, over every process (WEBHOOK_TEST_MAX_CONCURRENT). */
+  readonly webhookTestMaxConcurrent: number;
   readonly workers: number;
   readonly workerConcurrency: number;
   /** How long a claimed scan stays with a worker that stopped heartbeating (WORKER_LEASE_MS). */
@@ -288,6 +292,8 @@ export function loadConfig(env: Env): Config {
     allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),
     webhookRetryDelaysMs: Object.freeze(retryDelays(env)),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
+    webhookTenantMaxInFlight: integer(env, 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 4, 1, 1000),
+    webhookTestMaxConcurrent: integer(env, 'WEBHOOK_TEST_MAX_CONCURRENT', 2, 1, 1000),
     workers: integer(env, 'WORKERS', 1, 0, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),

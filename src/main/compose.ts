@@ -202,6 +202,7 @@ export async function composeApp(
     sender: webhookSender,
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
+    tenantMaxInFlight: config.webhookTenantMaxInFlight,
     logger,
   });
   const sentinel = sentinelLifecycle(database);

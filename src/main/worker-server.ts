@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     sender: webhookClient,
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
+    tenantMaxInFlight: config.webhookTenantMaxInFlight,
     logger,
   });
   const egress = await startEgressRules(config, sandbox, logger);

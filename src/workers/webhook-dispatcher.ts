@@ -1,13 +1,17 @@
 /**
  * The webhook dispatcher: fans outbox events out into deliveries, then sends the deliveries that are
- * due, up to `concurrency` at once, each attempt recorded when it ends. Lifecycle and wiring only:
+ * due, up to `concurrency` at once, each attempt recorded when it ends. Both go in turns over
+ * tenants. Lifecycle and wiring only:
  * the SQL lives in adapters/queue, the schedule in domain/webhooks/delivery-policy.ts.
  *
  * Every process runs one (API and workers alike); FOR UPDATE SKIP LOCKED and the in-flight lease
  * keep them from sending one attempt twice. It polls every `pollMs` and is woken at once by the
  * worker when a scan ends and by the end of each of its own attempts; a slow receiver holds one
- * slot, never the others. While the database is away it keeps polling at the same pace and says so
- * once (outage-log.ts); an attempt whose record was lost is sent again when its lease runs out.
+ * slot, never the others. Claims go in turns over tenants, and a tenant has at most
+ * `tenantMaxInFlight` attempts in flight over all processes (claim-deliveries.ts): a tenant whose
+ * receivers are slow or dead holds that many slots and delays only its own deliveries. While the
+ * database is away it keeps polling at the same pace and says so once (outage-log.ts); an attempt
+ * whose record was lost is sent again when its lease runs out.
  */
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
@@ -23,6 +27,14 @@ import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { outageLogOf } from './outage-log.js';
 
 const STOP_WAIT_MS = 2_000;
+/**
+ * Outbox events fanned out per pass, and at most this many of one tenant: a pass (its insert of
+ * one delivery per event and webhook) stays short however many events one tenant piles up, and
+ * each pass is followed by a claim, so another tenant's event waits for one short pass, not for
+ * the whole backlog.
+ */
+const FAN_OUT_BATCH = 200;
+const FAN_OUT_PER_TENANT = 20;
 
 export interface WebhookDispatcherOptions {
   readonly database: DatabaseHandle;
@@ -31,15 +43,19 @@ export interface WebhookDispatcherOptions {
   readonly timeoutMs: number;
   readonly logger: Logger;
   readonly pollMs?: number;
+  /** Attempts in flight in this process, all tenants together. */
   readonly concurrency?: number;
+  /** Attempts in flight of one tenant, over every process (WEBHOOK_TENANT_MAX_IN_FLIGHT). */
+  readonly tenantMaxInFlight?: number;
 }
 
 export interface WebhookDispatcher {
   wake(): void;
   /**
    * Resolves once this dispatcher has nothing left to do now: no event waits to be fanned out, no
-   * delivery is due and none of its attempts is in flight (tests wait for this instead of
-   * sleeping; retries scheduled later are not waited for).
+   * delivery could be claimed and none of its attempts is in flight (tests wait for this instead
+   * of sleeping; retries scheduled later, and deliveries held by a suspension or by a cap that
+   * another process's attempts fill, are not waited for).
    */
   drain(): Promise<void>;
   stop(): Promise<void>;
@@ -48,6 +64,7 @@ export interface WebhookDispatcher {
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const db = options.database.db;
   const concurrency = options.concurrency ?? 32;
+  const tenantMaxInFlight = options.tenantMaxInFlight ?? 4;
   // An attempt in flight keeps its delivery for the whole deadline plus a margin.
   // (the attempt ends by its deadline; the margin covers recording it on a busy process).
   const leaseMs = options.timeoutMs + 5_000;
@@ -77,15 +94,20 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     try {
       do {
         again = false;
-        // Fan out everything waiting (batches of 200 events) before sending.
-        while ((await fanOutEvents(db, options.retryDelaysMs[0] ?? 0, 200)).events === 200) {}
+        // One pass of the outbox, then a claim; passes go on while events wait.
+        const fanned = await fanOutEvents(
+          db,
+          options.retryDelaysMs[0] ?? 0,
+          FAN_OUT_BATCH,
+          FAN_OUT_PER_TENANT,
+        );
         const free = concurrency - inFlight.size;
-        const claimed = await claimDeliveries(db, free, leaseMs);
+        const claimed = await claimDeliveries(db, free, leaseMs, tenantMaxInFlight);
         outage.succeeded();
         for (const delivery of claimed) {
           send(delivery);
         }
-        if (claimed.length === free && free > 0) {
+        if (fanned.events > 0 || (claimed.length === free && free > 0)) {
           again = true;
         }
       } while (again && !stopped);
@@ -134,7 +156,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         await tick();
         if (inFlight.size > 0) {
           await Promise.allSettled([...inFlight]);
-        } else if (stopped || !(await hasDueWork(db))) {
+        } else if (stopped || !(await hasDueWork(db, tenantMaxInFlight))) {
           return;
         }
       }

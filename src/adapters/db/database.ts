@@ -181,6 +181,8 @@ export interface WebhookDeliveriesTable {
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: Generated<number>;
   next_attempt_at: NullableTimestamp;
+  /** Set while an attempt is in flight (its lease), null otherwise (migration 0009). */
+  leased_until: NullableTimestamp;
   created_at: Timestamp;
 }
 

@@ -127,8 +127,25 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
       return { attempts: rows.map(toAttempt), total: Number(count.n) };
     },
 
-    async recordTest(webhook, delivery, outcome) {
-      await db.transaction().execute(async (trx) => {
+    async beginTest(webhook, delivery, limits) {
+      return db.transaction().execute(async (trx) => {
+        // One tenant's test starts are taken one at a time (over every process), so two cannot
+        // both see the last free place.
+        await sql`select pg_advisory_xact_lock(hashtext(${`rampart-webhook-test:${webhook.tenantId}:`}::text || current_schema()))`.execute(
+          trx,
+        );
+        const running = await sql<{ n: number; free_in_ms: string | null }>`
+          select count(*)::int as n,
+                 extract(epoch from min(next_attempt_at) - now()) * 1000 as free_in_ms
+          from webhook_deliveries
+          where tenant_id = ${webhook.tenantId} and status = 'pending' and kind = 'test'
+            and next_attempt_at > now()`.execute(trx);
+        const row = running.rows[0];
+        if (row !== undefined && row.n >= limits.maxConcurrent) {
+          return { started: false as const, retryAfterMs: Number(row.free_in_ms ?? 0) };
+        }
+        // Pending until recorded; never claimed by a dispatcher (claim-deliveries.ts). One whose
+        // process died stops counting at its deadline.
         await trx
           .insertInto('webhook_deliveries')
           .values({
@@ -140,11 +157,27 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
             event: 'webhook.test',
             event_timestamp: delivery.eventTimestamp,
             body: delivery.body,
-            status: outcome.success ? 'delivered' : 'failed',
+            status: 'pending',
             attempts: 1,
-            next_attempt_at: null,
+            next_attempt_at: sql<Date>`now() + ${limits.leaseMs} * interval '1 millisecond'`,
           })
           .execute();
+        return { started: true as const };
+      });
+    },
+
+    async recordTest(webhook, delivery, outcome) {
+      await db.transaction().execute(async (trx) => {
+        const ended = await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: outcome.success ? 'delivered' : 'failed', next_attempt_at: null })
+          .where('id', '=', delivery.id)
+          .returning('id')
+          .executeTakeFirst();
+        if (ended === undefined) {
+          // The webhook was deleted, with its deliveries, while the test was in flight.
+          return;
+        }
         await trx
           .insertInto('webhook_attempts')
           .values({

@@ -1,6 +1,7 @@
 /**
  * Reads the scan_events outbox and turns each event into deliveries: one per active webhook of the
- * tenant subscribed to it, plus one to the scan's callbackUrl for its completion. The body is
+ * tenant subscribed to it, plus one to the scan's callbackUrl for its completion. Events are taken
+ * in turns over tenants, each tenant's in order. The body is
  * serialized here, once, and stored: every attempt sends these bytes. Outbox rows are taken with
  * FOR UPDATE SKIP LOCKED and marked dispatched in the same transaction, so several dispatchers
  * never fan one event out twice, and a crash before the commit leaves the event to be fanned out
@@ -11,21 +12,55 @@ import { type Kysely, sql } from 'kysely';
 import { CALLBACK_EVENTS } from '../../domain/webhooks/webhook-events.js';
 import type { Database } from '../db/database.js';
 
+interface EventRow {
+  id: string;
+  tenant_id: string;
+  scan_id: string;
+  event: string;
+  payload: unknown;
+}
+
 export async function fanOutEvents(
   db: Kysely<Database>,
   firstDelayMs: number,
   limit = 200,
+  /** At most this many events of one tenant per call: a batch stays short whoever floods. */
+  perTenant = limit,
 ): Promise<{ readonly events: number; readonly deliveries: number }> {
   return db.transaction().execute(async (trx) => {
-    const events = await trx
-      .selectFrom('scan_events')
-      .select(['id', 'tenant_id', 'scan_id', 'event', 'payload'])
-      .where('dispatched_at', 'is', null)
-      .orderBy('seq')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    // In turns over tenants, like the claim of deliveries (claim-deliveries.ts): each tenant's
+    // oldest event before any tenant's second, so a tenant that piles up events (each one fans out
+    // to all its webhooks) delays only its own. `event_tenants` is a skip scan over the tenants
+    // with waiting events (index scan_events_pending_by_tenant); each gives at most `perTenant`.
+    const taken = await sql<EventRow>`
+      with recursive event_tenants (tenant_id) as (
+        (select e.tenant_id from scan_events e where e.dispatched_at is null
+          order by e.tenant_id limit 1)
+        union all
+        select (select e.tenant_id from scan_events e
+                where e.dispatched_at is null and e.tenant_id > event_tenants.tenant_id
+                order by e.tenant_id limit 1)
+        from event_tenants where event_tenants.tenant_id is not null
+      ),
+      turns as (
+        select p.id, p.seq, p.turn
+        from event_tenants t
+        cross join lateral (
+          select e.id, e.seq, row_number() over (order by e.seq) as turn
+          from scan_events e
+          where e.tenant_id = t.tenant_id and e.dispatched_at is null
+          order by e.seq
+          limit ${perTenant}
+        ) p
+      )
+      select e.id, e.tenant_id, e.scan_id, e.event, e.payload
+      from scan_events e
+      join turns on turns.id = e.id
+      where e.dispatched_at is null
+      order by turns.turn, turns.seq
+      limit ${limit}
+      for update of e skip locked`.execute(trx);
+    const events = taken.rows;
     if (events.length === 0) {
       return { events: 0, deliveries: 0 };
     }

@@ -3,7 +3,9 @@
  * state (delivered; or the next attempt scheduled from now, WEBHOOK_RETRY_DELAYS_MS; or failed after
  * the last), and the webhook's health. A success sets consecutiveFailures to 0; a failure adds one,
  * and the failure that reaches 10 disables the webhook and cancels its pending deliveries, this one
- * included. The webhook row's lock orders concurrent attempts of one webhook by completion time.
+ * included (a test delivery in flight is left to its test). The attempt's lease ends, which frees
+ * its place under the tenant's cap. The webhook row's lock orders concurrent attempts of one
+ * webhook by completion time.
  */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
@@ -52,6 +54,7 @@ export async function recordAttempt(
           .set({ status: 'cancelled', next_attempt_at: null })
           .where('webhook_id', '=', delivery.webhookId)
           .where('status', '=', 'pending')
+          .where('kind', '=', 'webhook')
           .where('id', '<>', delivery.id)
           .execute();
       }
@@ -66,11 +69,16 @@ export async function recordAttempt(
           ? 'failed'
           : 'pending';
     const next = delay === null ? null : sql<Date>`now() + ${delay} * interval '1 millisecond'`;
+    // The lease ends whatever the delivery's state: a delivery cancelled while its attempt was in
+    // flight stayed leased, and so counted against its tenant's cap, until now.
     const updated = await trx
       .updateTable('webhook_deliveries')
-      .set({ status, next_attempt_at: next })
+      .set({
+        status: sql`case when status = 'pending' then ${status} else status end`,
+        next_attempt_at: sql`case when status = 'pending' then (${next})::timestamptz else next_attempt_at end`,
+        leased_until: null,
+      })
       .where('id', '=', delivery.id)
-      .where('status', '=', 'pending')
       .returning('next_attempt_at')
       .executeTakeFirst();
     await trx

@@ -72,12 +72,35 @@ export interface WebhookStore {
     webhookId: string,
     page: Page,
   ): Promise<{ attempts: DeliveryAttemptRecord[]; total: number }>;
-  /** Logs a test delivery (one attempt); touches only lastTriggeredAt and lastStatusCode. */
-  recordTest(
+  /**
+   * Starts a test delivery (its record, in flight until `leaseMs` from now) unless the tenant
+   * already has `maxConcurrent` tests in flight, over every process; then `retryAfterMs` is how
+   * long until the oldest of them reaches its deadline.
+   */
+  beginTest(
     webhook: WebhookRecord,
     delivery: { id: string; body: string; eventTimestamp: string },
+    limits: TestLimits,
+  ): Promise<
+    { readonly started: true } | { readonly started: false; readonly retryAfterMs: number }
+  >;
+  /**
+   * Ends a test delivery begun with beginTest and logs its one attempt; touches only
+   * lastTriggeredAt and lastStatusCode. Nothing is logged if the webhook was deleted meanwhile.
+   */
+  recordTest(
+    webhook: WebhookRecord,
+    delivery: { id: string },
     outcome: WebhookSendOutcome,
   ): Promise<void>;
+}
+
+/** How many test deliveries one tenant may have in flight, and how long one counts at most. */
+export interface TestLimits {
+  /** WEBHOOK_TEST_MAX_CONCURRENT. */
+  readonly maxConcurrent: number;
+  /** The send's deadline (WEBHOOK_TIMEOUT_MS) plus a margin for recording it. */
+  readonly leaseMs: number;
 }
 
 export interface WebhookSendOutcome {

@@ -180,6 +180,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       config: { scope: 'webhooks:create' },
       schema: {
         summary: 'Send a webhook.test event now (logged, never retried, never counted)',
+        description:
+          'Answers once the receiver has answered or WEBHOOK_TIMEOUT_MS has passed. At most ' +
+          'WEBHOOK_TEST_MAX_CONCURRENT tests of one tenant are in flight at once, over every ' +
+          'process: one more answers 429 RATE_LIMIT_EXCEEDED, with Retry-After the seconds until ' +
+          'the oldest of them reaches its deadline.',
         tags: ['webhooks'],
         security,
         params: WebhookIdParams,
@@ -202,7 +207,17 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     async (request) => ({
       success: true,
       data: await testWebhook(
-        { webhooks: deps.webhooks, sender: deps.webhookSender, ids: deps.ids, clock: deps.clock },
+        {
+          webhooks: deps.webhooks,
+          sender: deps.webhookSender,
+          ids: deps.ids,
+          clock: deps.clock,
+          limits: {
+            maxConcurrent: deps.config.webhookTestMaxConcurrent,
+            // The send's deadline plus the dispatcher's margin for recording an attempt.
+            leaseMs: deps.config.webhookTimeoutMs + 5_000,
+          },
+        },
         tenantCaller(request).tenantId,
         idOf(request),
       ),
