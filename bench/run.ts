@@ -22,6 +22,9 @@
  *
  * Issue 20 (a), delivery half: tenant B's event → delivery p50/p99 alone and while tenant A floods
  * with its webhooks on a dead receiver (bench/fair-deliveries.ts, after the webhook fan-out).
+ *
+ * Then (issue 20b): the SARIF (and CSV) export of a scan with 100,000 findings: time and the API
+ * process's peak RSS, target < 200 MB (bench/sarif-export.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -41,6 +44,7 @@ import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
 import { benchSandboxStart, describeSandboxStart } from './sandbox-start.js';
+import { benchSarifExport, reportSarifExport } from './sarif-export.js';
 import { benchWebhooks } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -101,6 +105,9 @@ async function startRampart(
       // The POST /api/v1/scans runs create a few hundred thousand scans: the default quota of
       // 1,000 a month would turn all but the first thousand into 429 QUOTA_EXCEEDED.
       DEFAULT_MONTHLY_SCAN_QUOTA: '10000000',
+      // One tenant makes the 1,000 keys with one dashboard token in a few seconds.
+      TENANT_MAX_API_KEYS: '100000',
+      TENANT_TOKEN_REQUESTS_PER_MINUTE: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -251,6 +258,9 @@ async function main() {
     }
     const sandboxStart = await benchSandboxStart();
     console.log(describeSandboxStart(sandboxStart));
+    console.log('\nSARIF and CSV export of a scan with 100,000 findings…');
+    const sarifExport = await benchSarifExport();
+    reportSarifExport(sarifExport);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -265,6 +275,7 @@ async function main() {
           correlation,
           instructions,
           sandboxStart,
+          sarifExport,
         },
         null,
         2,

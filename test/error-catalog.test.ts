@@ -11,6 +11,17 @@ import { sharedPath } from './support/shared-dir.js';
 
 const SPEC = sharedPath('spec', '000_00068004c9db5bf2.txt');
 const DECISIONS = sharedPath('spec', 'decisions.md');
+const README = new URL('../README.md', import.meta.url);
+
+/** The README section that lists the codes Rampart adds beyond decisions.md (its extensions). */
+function extensionSection(readme: string): string {
+  const start = readme.indexOf('### Error codes Rampart adds');
+  if (start === -1) {
+    throw new Error('README has no section "Error codes Rampart adds"');
+  }
+  const next = readme.indexOf('\n#', start + 1);
+  return readme.slice(start, next === -1 ? undefined : next);
+}
 
 /** Rows `| CODE | status | …` of markdown tables (codes may be written `CODE`, `A`, `B`). */
 function codeRows(text: string): Map<string, number> {
@@ -33,6 +44,7 @@ function codeRows(text: string): Map<string, number> {
 describe('error catalog', () => {
   const spec = codeRows(readFileSync(SPEC, 'utf8'));
   const decisions = codeRows(readFileSync(DECISIONS, 'utf8'));
+  const extensions = codeRows(extensionSection(readFileSync(README, 'utf8')));
 
   it('holds every code of the specification with its status', () => {
     expect(spec.size).toBeGreaterThan(30);
@@ -49,9 +61,19 @@ describe('error catalog', () => {
     }
   });
 
-  it('holds no code that neither document names', () => {
+  it("holds every code the README lists as Rampart's extension, with its status", () => {
+    expect(extensions.get('TENANT_LIMIT_REACHED')).toBe(409);
+    for (const [code, status] of extensions) {
+      expect(spec.has(code) || decisions.has(code), `${code} is already in the contract`).toBe(
+        false,
+      );
+      expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG]?.status, code).toBe(status);
+    }
+  });
+
+  it('holds no code that neither document nor the README extensions name', () => {
     for (const code of ERROR_CODES) {
-      expect(spec.has(code) || decisions.has(code), code).toBe(true);
+      expect(spec.has(code) || decisions.has(code) || extensions.has(code), code).toBe(true);
     }
   });
 
@@ -73,6 +95,9 @@ describe('error catalog', () => {
     ] as const) {
       expect(ERROR_CATALOG[code].message, code).toContain('<value>');
     }
+    expect(ERROR_CATALOG.TENANT_LIMIT_REACHED.message).toBe(
+      'Tenant limit reached: at most <limit> <resource>',
+    );
   });
 
   it('is the list of codes of the OpenAPI document', async () => {

@@ -53,7 +53,21 @@ export interface Config {
   readonly defaultMonthlyScanQuota: number;
   readonly trustedProxies: readonly string[];
   readonly authFailuresPerMinute: number;
+  /** Per-tenant caps and the dashboard-token request budget (TENANT_MAX_*, TENANT_TOKEN_*). */
+  readonly tenantLimits: TenantLimits;
   readonly logLevel: string;
+}
+
+/** What one tenant may hold and how often its dashboard tokens may call (README, Configuration). */
+export interface TenantLimits {
+  /** API keys that can still authenticate: not revoked, not expired (TENANT_MAX_API_KEYS). */
+  readonly maxApiKeys: number;
+  /** Webhooks, active or disabled (TENANT_MAX_WEBHOOKS). */
+  readonly maxWebhooks: number;
+  /** Scan templates (TENANT_MAX_TEMPLATES). */
+  readonly maxTemplates: number;
+  /** Requests per UTC minute of all of a tenant's dashboard JWTs together. */
+  readonly tokenRequestsPerMinute: number;
 }
 
 export type JwtConfig =
@@ -308,6 +322,12 @@ export function loadConfig(env: Env): Config {
     defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
     trustedProxies: Object.freeze(trustedProxies(env)),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),
+    tenantLimits: Object.freeze({
+      maxApiKeys: integer(env, 'TENANT_MAX_API_KEYS', 100, 1, 1_000_000),
+      maxWebhooks: integer(env, 'TENANT_MAX_WEBHOOKS', 25, 1, 1_000_000),
+      maxTemplates: integer(env, 'TENANT_MAX_TEMPLATES', 100, 1, 1_000_000),
+      tokenRequestsPerMinute: integer(env, 'TENANT_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
+    }),
     logLevel,
   });
 }

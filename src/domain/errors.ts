@@ -22,7 +22,7 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'Invalid priority: <value> (expected critical, high, normal or low)',
   },
-  INVALID_PAGE: { status: 400, message: 'Invalid page: must be an integer >= 1' },
+  INVALID_PAGE: { status: 400, message: 'Invalid page: must be an integer from 1 to 10000' },
   INVALID_LIMIT: { status: 400, message: 'Invalid limit: must be an integer from 1 to 100' },
   TEMPLATE_NAME_REQUIRED: { status: 400, message: 'Template name is required' },
   DUPLICATE_TEMPLATE_NAME: { status: 400, message: 'Template name already in use: <value>' },
@@ -74,6 +74,11 @@ export const ERROR_CATALOG = {
     message: 'Webhook is disabled after consecutive failures; re-enable it with PATCH',
   },
   API_KEY_NOT_ACTIVE: { status: 409, message: 'API key is not active: <reason>' },
+  // A Rampart extension (README, "Error codes Rampart adds"): a per-tenant cap on stored resources.
+  TENANT_LIMIT_REACHED: {
+    status: 409,
+    message: 'Tenant limit reached: at most <limit> <resource>',
+  },
   // 413
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is larger than 1 MiB' },
   // 429

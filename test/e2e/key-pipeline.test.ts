@@ -69,10 +69,11 @@ describe('GET /api/v1/engines behind the key pipeline', () => {
     expectRateLimitHeaders(response.headers);
   });
 
-  it('accepts a dashboard JWT in place of a key, without rate-limit headers', async () => {
+  it("accepts a dashboard JWT in place of a key, with its tenant's token budget in the headers", async () => {
     const response = await engines(bearer(token));
     expect(response.status).toBe(200);
-    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(response.headers.get('x-ratelimit-limit')).toBe('600');
+    expectRateLimitHeaders(response.headers);
   });
 });
 
@@ -382,7 +383,7 @@ describe('lastUsedAt', () => {
 });
 
 describe('failed authentication per source address', () => {
-  it('turns the next requests into 429 after AUTH_FAILURES_PER_MINUTE 401 answers', async () => {
+  it('turns the next failing requests into 429 after AUTH_FAILURES_PER_MINUTE 401 answers', async () => {
     await withinOneMinuteWindow();
     const limited = await startApp(ctx.database.handle, { AUTH_FAILURES_PER_MINUTE: '5' });
     try {
@@ -395,15 +396,21 @@ describe('failed authentication per source address', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
       const blocked = await limited.request('/api/v1/engines', {
-        headers: { 'x-api-key': key.rawKey },
+        headers: { 'x-api-key': `rmp_sk_${'b'.repeat(40)}` },
       });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('RATE_LIMIT_EXCEEDED');
       expect(blocked.body.error).toBe(
         `Rate limit exceeded. Retry in ${blocked.headers.get('retry-after')} seconds.`,
       );
+      expect((await limited.request('/api/v1/api-keys')).status).toBe(429);
+      // Valid credentials are never refused by this limit.
+      const valid = await limited.request('/api/v1/engines', {
+        headers: { 'x-api-key': key.rawKey },
+      });
+      expect(valid.status).toBe(200);
       const jwtRoute = await limited.request('/api/v1/api-keys', { headers: bearer(token) });
-      expect(jwtRoute.status).toBe(429);
+      expect(jwtRoute.status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -407,6 +407,9 @@ describe('GET /api/v1/scans', () => {
     ['page=0', 'INVALID_PAGE'],
     ['page=abc', 'INVALID_PAGE'],
     ['page=1.5', 'INVALID_PAGE'],
+    ['page=10001', 'INVALID_PAGE'],
+    ['page=1e300', 'INVALID_PAGE'],
+    ['page=-1', 'INVALID_PAGE'],
     ['limit=0', 'INVALID_LIMIT'],
     ['limit=101', 'INVALID_LIMIT'],
     ['limit=x', 'INVALID_LIMIT'],
@@ -416,6 +419,23 @@ describe('GET /api/v1/scans', () => {
     const response = await get(`/api/v1/scans?${query}`, listKey);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe(code);
+    if (code === 'INVALID_PAGE') {
+      expect(response.body.error).toBe('Invalid page: must be an integer from 1 to 10000');
+    }
+  });
+
+  it('serves the last page (10000), and answers 1e300 without an error in the log', async () => {
+    const before = ctx.app.logs.length;
+    const last = await get('/api/v1/scans?page=10000&limit=100', listKey);
+    expect(last.status).toBe(200);
+    expect(last.body.data.scans).toEqual([]);
+    expect(last.body.data.pagination).toMatchObject({ page: 10000, limit: 100 });
+    for (const path of ['/api/v1/scans?page=1e300', '/api/v1/templates?page=1e300']) {
+      expect((await get(path, listKey)).body.code, path).toBe('INVALID_PAGE');
+    }
+    const logged = ctx.app.logs.slice(before).join('');
+    expect(logged).not.toContain('"level":50');
+    expect(logged).not.toContain('stack');
   });
 });
 

@@ -8,6 +8,7 @@ import type {
 import type { DatabaseHandle, PreparedQuery } from './connect.js';
 import type { ApiKeyRow, Database } from './database.js';
 import { createKeyedBatcher } from './keyed-batcher.js';
+import { insertUnderTenantCap, LIMIT_REACHED } from './tenant-cap.js';
 
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -189,13 +190,27 @@ export function createApiKeyStore(
     { maxBatch: MAX_AUTH_BATCH },
   );
   return {
-    async insert(key) {
-      const row = await db
-        .insertInto('api_keys')
-        .values(toRow(key))
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toApiKeyRecord(row);
+    async insert(key, maxKeys) {
+      const row = await insertUnderTenantCap(
+        db,
+        key.tenantId,
+        maxKeys,
+        (trx) =>
+          trx.insertInto('api_keys').values(toRow(key)).returningAll().executeTakeFirstOrThrow(),
+        async (trx) => {
+          const live = await trx
+            .selectFrom('api_keys')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('tenant_id', '=', key.tenantId)
+            .where('revoked_at', 'is', null)
+            .where((eb) =>
+              eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]),
+            )
+            .executeTakeFirstOrThrow();
+          return Number(live.n);
+        },
+      );
+      return row === LIMIT_REACHED ? row : toApiKeyRecord(row);
     },
 
     findForAuth(keyHash) {

@@ -8,7 +8,12 @@ import { decideCancel, INITIAL_STATUS } from '../../domain/scans/status-machine.
 import type { NewScan, ScanStore } from '../../use-cases/ports/scans.js';
 import { moveScan, NOW } from '../queue/scan-moves.js';
 import type { DatabaseHandle } from './connect.js';
-import { FINDING_COLUMNS, toFinding } from './findings.repository.js';
+import {
+  FINDING_COLUMNS,
+  readFindingPages,
+  readRuleSourcePages,
+  toFinding,
+} from './findings.repository.js';
 import { createKeyedBatcher } from './keyed-batcher.js';
 import { CANCEL_CHANNEL, notify, QUEUE_CHANNEL, SCAN_COLUMNS, toScanRecord } from './scan-rows.js';
 import { toSentinelRunView } from './sentinel-rows.js';
@@ -331,6 +336,14 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
         await notify(trx, CANCEL_CHANNEL, id);
         return { ok: true, scan } as const;
       });
+    },
+
+    findingPages(tenantId, scanId, order, pageSize) {
+      return readFindingPages(db, tenantId, scanId, order, pageSize);
+    },
+
+    ruleSourcePages(tenantId, scanId, pageSize) {
+      return readRuleSourcePages(db, tenantId, scanId, pageSize);
     },
 
     async listFindings(tenantId, scanId, filter, page) {

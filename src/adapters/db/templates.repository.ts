@@ -6,6 +6,7 @@ import type {
   TemplateStore,
 } from '../../use-cases/ports/templates.js';
 import type { Database, ScanTemplateRow } from './database.js';
+import { insertUnderTenantCap, LIMIT_REACHED } from './tenant-cap.js';
 
 function toTemplate(row: ScanTemplateRow): TemplateRecord {
   const json = (value: unknown) =>
@@ -48,14 +49,28 @@ function isUniqueViolation(error: unknown): boolean {
 
 export function createTemplateStore(db: Kysely<Database>): TemplateStore {
   return {
-    async insert(template) {
+    async insert(template, maxTemplates) {
       try {
-        const row = await db
-          .insertInto('scan_templates')
-          .values({ id: template.id, tenant_id: template.tenantId, ...columns(template) })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return toTemplate(row);
+        const row = await insertUnderTenantCap(
+          db,
+          template.tenantId,
+          maxTemplates,
+          (trx) =>
+            trx
+              .insertInto('scan_templates')
+              .values({ id: template.id, tenant_id: template.tenantId, ...columns(template) })
+              .returningAll()
+              .executeTakeFirstOrThrow(),
+          async (trx) => {
+            const held = await trx
+              .selectFrom('scan_templates')
+              .select((eb) => eb.fn.countAll<string>().as('n'))
+              .where('tenant_id', '=', template.tenantId)
+              .executeTakeFirstOrThrow();
+            return Number(held.n);
+          },
+        );
+        return row === LIMIT_REACHED ? row : toTemplate(row);
       } catch (error) {
         if (isUniqueViolation(error)) {
           return 'duplicate-name';

@@ -7,6 +7,7 @@ import type {
   WebhookStore,
 } from '../../use-cases/ports/webhooks.js';
 import type { Database, WebhookAttemptRow, WebhookRow } from './database.js';
+import { insertUnderTenantCap, LIMIT_REACHED } from './tenant-cap.js';
 
 function toWebhook(row: WebhookRow): WebhookRecord {
   return {
@@ -41,20 +42,34 @@ function toAttempt(row: WebhookAttemptRow): DeliveryAttemptRecord {
 
 export function createWebhookStore(db: Kysely<Database>): WebhookStore {
   return {
-    async insert(webhook) {
-      const row = await db
-        .insertInto('webhooks')
-        .values({
-          id: webhook.id,
-          tenant_id: webhook.tenantId,
-          name: webhook.name,
-          url: webhook.url,
-          secret: webhook.secret,
-          events: [...webhook.events],
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toWebhook(row);
+    async insert(webhook, maxWebhooks) {
+      const row = await insertUnderTenantCap(
+        db,
+        webhook.tenantId,
+        maxWebhooks,
+        (trx) =>
+          trx
+            .insertInto('webhooks')
+            .values({
+              id: webhook.id,
+              tenant_id: webhook.tenantId,
+              name: webhook.name,
+              url: webhook.url,
+              secret: webhook.secret,
+              events: [...webhook.events],
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        async (trx) => {
+          const held = await trx
+            .selectFrom('webhooks')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('tenant_id', '=', webhook.tenantId)
+            .executeTakeFirstOrThrow();
+          return Number(held.n);
+        },
+      );
+      return row === LIMIT_REACHED ? row : toWebhook(row);
     },
 
     async list(tenantId, page) {

@@ -17,6 +17,7 @@ import { OPENAPI_OPTIONS } from './openapi-options.js';
 import { createApiKeyAuthHook } from './plugins/api-key-auth.js';
 import { createAuthFailureLimiter } from './plugins/auth-failures.js';
 import { createJwtAuthHook } from './plugins/jwt-auth.js';
+import { createTenantTokenBudget } from './plugins/tenant-token-budget.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
@@ -78,11 +79,15 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
 
   const failures = createAuthFailureLimiter(deps.rateLimits, deps.config.authFailuresPerMinute);
   app.addHook('onResponse', failures.countFailure);
+  const tokenBudget = createTenantTokenBudget(
+    deps.rateLimits,
+    deps.config.tenantLimits.tokenRequestsPerMinute,
+  );
 
   registerHealth(app, deps);
   registerOpenApi(app);
   await app.register((apiKeyContext, _opts, done) => {
-    apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures));
+    apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures, tokenBudget));
     registerListEngines(apiKeyContext, deps);
     registerScanRoutes(apiKeyContext, deps);
     registerWebhookRoutes(apiKeyContext, deps);
@@ -91,7 +96,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     done();
   });
   await app.register((jwtContext, _opts, done) => {
-    jwtContext.addHook('onRequest', createJwtAuthHook(deps, failures));
+    jwtContext.addHook('onRequest', createJwtAuthHook(deps, failures, tokenBudget));
     registerApiKeyRoutes(jwtContext, deps);
     registerAdminRoutes(jwtContext, deps);
     done();

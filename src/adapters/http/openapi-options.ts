@@ -9,12 +9,24 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       title: 'Rampart security scanning API',
       version: '1.0.0',
       description:
-        'Multi-tenant security scanning service. Programmatic calls send X-API-Key; key management and admin calls send a JWT bearer token. Every error answers { success: false, error, code }.',
+        'Multi-tenant security scanning service. Programmatic calls send X-API-Key; key management and admin calls send a JWT bearer token. Every error answers { success: false, error, code }. Limits (Rampart extensions): a tenant holds at most TENANT_MAX_API_KEYS keys, TENANT_MAX_WEBHOOKS webhooks and TENANT_MAX_TEMPLATES templates (409 TENANT_LIMIT_REACHED); list pages run from 1 to 10000 (INVALID_PAGE).',
     },
     components: {
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description:
+            'Per-key rate limits (minute, hour, UTC day). After AUTH_FAILURES_PER_MINUTE 401 answers in a minute, an address gets 429 for requests whose credentials fail; valid credentials are never refused by that limit.',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "A dashboard token: all scopes, no per-key limits; all of a tenant's tokens share TENANT_TOKEN_REQUESTS_PER_MINUTE requests per UTC minute on tenant and key-management routes (X-RateLimit-* headers; 429 RATE_LIMIT_EXCEEDED with Retry-After). Admin routes do not count.",
+        },
       },
       headers: RATE_LIMIT_HEADERS,
     },

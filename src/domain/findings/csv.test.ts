@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, escapeCsvField, renderCsv } from './csv.js';
+import { CSV_COLUMNS, csvHeaderLine, csvRecordLine, escapeCsvField, renderCsv } from './csv.js';
 import type { Finding } from './finding.js';
 
 const HEADER =
@@ -83,6 +83,12 @@ function cell(text: string, column: (typeof CSV_COLUMNS)[number], record = 1): s
 }
 
 describe('renderCsv', () => {
+  it('is its header line followed by each record line (what the streamed export writes)', () => {
+    expect(csvHeaderLine()).toBe(`${CSV_COLUMNS.join(',')}\r\n`);
+    const findings = [finding(), finding({ title: '=cmd, "x"' })];
+    expect(renderCsv(findings)).toBe(csvHeaderLine() + findings.map(csvRecordLine).join(''));
+  });
+
   it('gives the header line alone for no findings', () => {
     expect(renderCsv([])).toBe(`${HEADER}\r\n`);
   });

@@ -85,6 +85,16 @@ function row(finding: Finding): string[] {
   ];
 }
 
+/** The header line, CRLF included: the first line of every CSV export. */
+export function csvHeaderLine(): string {
+  return CSV_COLUMNS.join(',') + LINE_END;
+}
+
+/** One finding's record, CRLF included (fields through `escapeCsvField`). */
+export function csvRecordLine(finding: Finding): string {
+  return row(finding).map(escapeCsvField).join(',') + LINE_END;
+}
+
 /**
  * Renders findings as CSV (RFC 4180): the `CSV_COLUMNS` header, then one record per finding in
  * the order given. Every record, the last included, ends with CRLF; null values are empty fields;
@@ -94,9 +104,5 @@ function row(finding: Finding): string[] {
  * @example renderCsv([]) // 'id,scanId,engine,…,references,createdAt\r\n'
  */
 export function renderCsv(findings: readonly Finding[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const finding of findings) {
-    lines.push(row(finding).map(escapeCsvField).join(','));
-  }
-  return lines.map((line) => line + LINE_END).join('');
+  return csvHeaderLine() + findings.map(csvRecordLine).join('');
 }

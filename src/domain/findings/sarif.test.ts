@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { Finding, Severity } from './finding.js';
 import {
   buildSarifLog,
+  compareSarifResults,
+  createSarifRuleCollector,
+  createSarifWriter,
   networkLocationName,
   type RenderSarifInput,
   renderSarif,
@@ -459,6 +462,52 @@ describe('renderSarif', () => {
       'CWE-1',
       'CVE-1',
       'CVE-2',
+    ]);
+  });
+});
+
+describe('createSarifWriter (the streamed export)', () => {
+  /** The streamed pieces for findings sorted in result order, read in pages of `size`. */
+  function streamed(source: RenderSarifInput, size: number): string {
+    const sorted = [...source.findings].sort(compareSarifResults);
+    const pages: Finding[][] = [];
+    for (let at = 0; at < sorted.length; at += size) {
+      pages.push(sorted.slice(at, at + size));
+    }
+    const collector = createSarifRuleCollector();
+    for (const page of pages) {
+      collector.add(page);
+    }
+    const { findings: _all, ...rest } = source;
+    const writer = createSarifWriter(rest, collector.rules());
+    return writer.head + pages.map((page) => writer.results(page)).join('') + writer.end();
+  }
+
+  const many = Array.from({ length: 23 }, (_, i) =>
+    finding({
+      ruleId: ['b', 'a', 'r-\uFFFD', 'r-\u{1F600}', '"quoted"\n'][i % 5] ?? 'x',
+      severity: (['critical', 'high', 'medium', 'low', 'info'] as const)[i % 4] ?? 'info',
+      title: `t${i % 3}`,
+      identifiers: { cve: i % 2 ? [`CVE-${i % 3}`] : [], cwe: [`CWE-${i % 4}`] },
+      references: [`https://example.com/${i % 6}`],
+      fingerprint: String(i % 7).padStart(64, '0'),
+    }),
+  );
+
+  it.each([1, 2, 5, 100])('gives the bytes of renderSarif in pages of %i', (size) => {
+    for (const findings of [[], [portFinding], input().findings, many]) {
+      const source = input({ findings });
+      expect(streamed(source, size)).toBe(renderSarif(source));
+    }
+  });
+
+  it('sorts strings by code point, as PostgreSQL\'s COLLATE "C" does', () => {
+    const a = finding({ ruleId: 'r-\uFFFD', severity: 'high' });
+    const b = finding({ ruleId: 'r-\u{1F600}', severity: 'high' });
+    // UTF-16 code units would put U+1F600 (a surrogate pair, 0xD83D…) before U+FFFD.
+    expect([b, a].sort(compareSarifResults).map((f) => f.ruleId)).toEqual([
+      'r-\uFFFD',
+      'r-\u{1F600}',
     ]);
   });
 });

@@ -15,6 +15,11 @@
  *   same issue across scans;
  * - `invocations[0].executionSuccessful` is true only for a completed scan, and the run's
  *   property bag holds the scan id, type, target, status and times.
+ *
+ * For exports too large to hold, `createSarifRuleCollector` and `createSarifWriter` produce the
+ * same bytes from findings read in result order (`compareSarifResults`) one page at a time: a
+ * first pass collects the rules (memory grows with distinct rule ids, not findings), a second
+ * writes the results.
  */
 import type { Finding, Severity } from './finding.js';
 import { compareSeverity } from './severity-order.js';
@@ -156,12 +161,34 @@ export function sarifLevel(severity: Severity): SarifLevel {
   return SARIF_LEVELS[severity];
 }
 
-/** Code-unit order, so the output does not depend on the locale of the process. */
+/**
+ * Code-point order (the byte order of UTF-8, PostgreSQL's `COLLATE "C"`), so the output depends
+ * neither on the locale of the process nor on whether the database or this code sorted it.
+ */
 function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  if (a === b) {
+    return 0;
+  }
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(i) ?? 0;
+    if (x !== y) {
+      return x < y ? -1 : 1;
+    }
+    if (x > 0xffff) {
+      i++;
+    }
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
-function compareFindings(a: Finding, b: Finding): number {
+/**
+ * The order of results: most severe first, then rule id, fingerprint and finding id, each in
+ * code-point order (what `order by severity_rank, rule_id collate "C", fingerprint collate "C",
+ * id` gives).
+ */
+export function compareSarifResults(a: Finding, b: Finding): number {
   return (
     compareSeverity(a.severity, b.severity) ||
     compareStrings(a.ruleId, b.ruleId) ||
@@ -240,36 +267,76 @@ function locationsOf(finding: Finding): SarifLocation[] {
  * of the rule (the first in result order); tags are `security` plus every CWE and CVE id seen
  * with the rule, each group sorted.
  */
+/** What a rule is made of: these fields of each finding of the rule. */
+export type SarifRuleSource = Pick<Finding, 'ruleId' | 'title' | 'references' | 'identifiers'>;
+
+export interface SarifRuleCollector {
+  /** Adds findings, which must arrive in result order (`compareSarifResults`). */
+  add(findings: Iterable<SarifRuleSource>): void;
+  /** The rules so far, sorted by id. */
+  rules(): SarifReportingDescriptor[];
+}
+
+/**
+ * Collects the rules from findings in result order, keeping per rule only its first (most severe)
+ * finding's title and references and the CWE and CVE ids seen: memory grows with the rules, not
+ * with the findings.
+ */
+export function createSarifRuleCollector(): SarifRuleCollector {
+  const byRule = new Map<
+    string,
+    { title: string; references: readonly string[]; cwe: Set<string>; cve: Set<string> }
+  >();
+  return {
+    add(findings) {
+      for (const finding of findings) {
+        let rule = byRule.get(finding.ruleId);
+        if (rule === undefined) {
+          rule = {
+            title: finding.title,
+            references: finding.references,
+            cwe: new Set(),
+            cve: new Set(),
+          };
+          byRule.set(finding.ruleId, rule);
+        }
+        for (const id of finding.identifiers.cwe) {
+          rule.cwe.add(id);
+        }
+        for (const id of finding.identifiers.cve) {
+          rule.cve.add(id);
+        }
+      }
+    },
+    rules() {
+      return [...byRule.keys()].sort(compareStrings).map((ruleId) => {
+        const rule = byRule.get(ruleId);
+        const title = rule?.title ?? ruleId;
+        const helpUri = (rule?.references ?? [])
+          .map(httpUri)
+          .find((uri): uri is string => uri !== null);
+        return {
+          id: ruleId,
+          name: title,
+          shortDescription: { text: title },
+          ...(helpUri === undefined ? {} : { helpUri }),
+          properties: {
+            tags: [
+              'security',
+              ...[...(rule?.cwe ?? [])].sort(compareStrings),
+              ...[...(rule?.cve ?? [])].sort(compareStrings),
+            ],
+          },
+        };
+      });
+    },
+  };
+}
+
 function buildRules(sorted: readonly Finding[]): SarifReportingDescriptor[] {
-  const byRule = new Map<string, Finding[]>();
-  for (const finding of sorted) {
-    const group = byRule.get(finding.ruleId);
-    if (group === undefined) {
-      byRule.set(finding.ruleId, [finding]);
-    } else {
-      group.push(finding);
-    }
-  }
-  const ruleIds = [...byRule.keys()].sort(compareStrings);
-  return ruleIds.map((ruleId) => {
-    const group = byRule.get(ruleId) ?? [];
-    const first = group[0];
-    const title = first?.title ?? ruleId;
-    const cwe = new Set(group.flatMap((finding) => finding.identifiers.cwe));
-    const cve = new Set(group.flatMap((finding) => finding.identifiers.cve));
-    const helpUri = (first?.references ?? [])
-      .map(httpUri)
-      .find((uri): uri is string => uri !== null);
-    return {
-      id: ruleId,
-      name: title,
-      shortDescription: { text: title },
-      ...(helpUri === undefined ? {} : { helpUri }),
-      properties: {
-        tags: ['security', ...[...cwe].sort(compareStrings), ...[...cve].sort(compareStrings)],
-      },
-    };
-  });
+  const collector = createSarifRuleCollector();
+  collector.add(sorted);
+  return collector.rules();
 }
 
 function buildResult(finding: Finding, ruleIndex: number): SarifResult {
@@ -303,10 +370,24 @@ function buildResult(finding: Finding, ruleIndex: number): SarifResult {
  * `endTimeUtc` when the scan has no (parseable) completion time.
  */
 export function buildSarifLog(input: RenderSarifInput): SarifLog {
-  const { scan } = input;
-  const sorted = [...input.findings].sort(compareFindings);
+  const sorted = [...input.findings].sort(compareSarifResults);
   const rules = buildRules(sorted);
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  // `?? -1` (SARIF's "no index") is unreachable: every rule id got a rule above.
+  return sarifLogAround(
+    input,
+    rules,
+    sorted.map((finding) => buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1)),
+  );
+}
+
+/** The log with the given rules and results (in that order), everything else from `input`. */
+function sarifLogAround(
+  input: Omit<RenderSarifInput, 'findings'>,
+  rules: readonly SarifReportingDescriptor[],
+  results: readonly SarifResult[],
+): SarifLog {
+  const { scan } = input;
   // `hasOwn`: a tool named `constructor` must not pick up Object.prototype members.
   const knownUri = Object.hasOwn(ENGINE_INFORMATION_URIS, input.toolName)
     ? ENGINE_INFORMATION_URIS[input.toolName]
@@ -336,8 +417,7 @@ export function buildSarifLog(input: RenderSarifInput): SarifLog {
         ],
         // SARIF reads the part after the last `/` as the run instance, the rest as its category.
         automationDetails: { id: `${scan.scanType}/${scan.id}` },
-        // `?? -1` (SARIF's "no index") is unreachable: every rule id got a rule above.
-        results: sorted.map((finding) => buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1)),
+        results,
         properties: {
           scanId: scan.id,
           scanType: scan.scanType,
@@ -359,4 +439,51 @@ export function buildSarifLog(input: RenderSarifInput): SarifLog {
  */
 export function renderSarif(input: RenderSarifInput): string {
   return `${JSON.stringify(buildSarifLog(input), null, 2)}\n`;
+}
+
+/** Where `runs[0].results` sits in the log: its items are indented by this many spaces. */
+const RESULT_INDENT = ' '.repeat(8);
+const EMPTY_RESULTS = '"results": []';
+
+export interface SarifWriter {
+  /** Everything before the first result. */
+  readonly head: string;
+  /** The text of these results (the next ones in result order), separators included. */
+  results(findings: readonly Finding[]): string;
+  /** Everything after the last result. */
+  end(): string;
+}
+
+/**
+ * Writes the log piece by piece: `head`, then `results(page)` for each page of findings in result
+ * order, then `end()`. The pieces joined are exactly `renderSarif` of all the findings, given the
+ * rules a `createSarifRuleCollector` collected from the same findings.
+ */
+export function createSarifWriter(
+  input: Omit<RenderSarifInput, 'findings'>,
+  rules: readonly SarifReportingDescriptor[],
+): SarifWriter {
+  const whole = `${JSON.stringify(sarifLogAround(input, rules, []), null, 2)}\n`;
+  // Inside a JSON string every `"` is escaped, so `"results": []` only matches the key itself.
+  const at = whole.indexOf(EMPTY_RESULTS);
+  const head = whole.slice(0, at + EMPTY_RESULTS.length - 1);
+  const tail = whole.slice(at + EMPTY_RESULTS.length - 1);
+  const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  let written = 0;
+  return {
+    head,
+    results(findings) {
+      let text = '';
+      for (const finding of findings) {
+        const result = buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1);
+        const json = JSON.stringify(result, null, 2).replaceAll('\n', `\n${RESULT_INDENT}`);
+        text += `${written === 0 ? '' : ','}\n${RESULT_INDENT}${json}`;
+        written++;
+      }
+      return text;
+    },
+    end() {
+      return written === 0 ? tail : `\n${RESULT_INDENT.slice(2)}${tail}`;
+    },
+  };
 }

@@ -32,6 +32,8 @@ export interface CreateApiKeyDeps {
   ids: IdSource;
   randomBytes: RandomBytes;
   apiKeyPrefix: string;
+  /** TENANT_MAX_API_KEYS: keys that can still authenticate (revoked and expired ones do not count). */
+  maxApiKeys: number;
 }
 
 export const RATE_LIMIT_DEFAULTS = { perMinute: 60, perHour: 1000, perDay: 10_000 } as const;
@@ -60,24 +62,30 @@ export async function createApiKey(
   const now = deps.clock.now();
   const rawKey = generateRawKey(deps.apiKeyPrefix, deps.randomBytes);
   const id = deps.ids.uuid();
-  const record = await deps.apiKeys.insert({
-    id,
-    tenantId,
-    name: input.name,
-    description: input.description ?? null,
-    keyHash: hashRawKey(rawKey),
-    keyPrefix: displayPrefix(rawKey, deps.apiKeyPrefix),
-    scopes: unique(input.scopes ?? SCOPES),
-    allowedScanTypes: unique(input.allowedScanTypes ?? ENGINE_NAMES),
-    allowedIpAddresses,
-    rateLimitPerMinute: input.rateLimitPerMinute ?? RATE_LIMIT_DEFAULTS.perMinute,
-    rateLimitPerHour: input.rateLimitPerHour ?? RATE_LIMIT_DEFAULTS.perHour,
-    rateLimitPerDay: input.rateLimitPerDay ?? RATE_LIMIT_DEFAULTS.perDay,
-    rateLimitBucket: id,
-    expiresAt: expiryFromDays(now, input.expiresInDays),
-    createdAt: now,
-    createdBy,
-    rotatedFromKeyId: null,
-  });
+  const record = await deps.apiKeys.insert(
+    {
+      id,
+      tenantId,
+      name: input.name,
+      description: input.description ?? null,
+      keyHash: hashRawKey(rawKey),
+      keyPrefix: displayPrefix(rawKey, deps.apiKeyPrefix),
+      scopes: unique(input.scopes ?? SCOPES),
+      allowedScanTypes: unique(input.allowedScanTypes ?? ENGINE_NAMES),
+      allowedIpAddresses,
+      rateLimitPerMinute: input.rateLimitPerMinute ?? RATE_LIMIT_DEFAULTS.perMinute,
+      rateLimitPerHour: input.rateLimitPerHour ?? RATE_LIMIT_DEFAULTS.perHour,
+      rateLimitPerDay: input.rateLimitPerDay ?? RATE_LIMIT_DEFAULTS.perDay,
+      rateLimitBucket: id,
+      expiresAt: expiryFromDays(now, input.expiresInDays),
+      createdAt: now,
+      createdBy,
+      rotatedFromKeyId: null,
+    },
+    deps.maxApiKeys,
+  );
+  if (record === 'limit-reached') {
+    throw new ApiError('TENANT_LIMIT_REACHED', { limit: deps.maxApiKeys, resource: 'API keys' });
+  }
   return { apiKey: toApiKeyView(record, now), rawKey };
 }

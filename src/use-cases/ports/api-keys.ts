@@ -47,7 +47,12 @@ export type RotationPlan =
   | { readonly ok: false; readonly reason: string };
 
 export interface ApiKeyStore {
-  insert(key: NewApiKey): Promise<ApiKeyRecord>;
+  /**
+   * Inserts the key unless its tenant already holds `maxKeys` keys that can still authenticate
+   * (not revoked, not expired at the database's clock): then 'limit-reached'. Concurrent inserts
+   * of one tenant are counted one after the other.
+   */
+  insert(key: NewApiKey, maxKeys: number): Promise<ApiKeyRecord | 'limit-reached'>;
   /** One round trip: the key by hash, its tenant's status and `now()` of the database. */
   findForAuth(keyHash: string): Promise<KeyForAuth | null>;
   /** A key of this tenant (null for another tenant's key). `tenantId` null: any tenant (admin). */

@@ -4,6 +4,7 @@
  * engine, the target's addresses).
  */
 import type { Finding, Severity } from '../../domain/findings/finding.js';
+import type { SarifRuleSource } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { CancelConflict, ScanStatus } from '../../domain/scans/status-machine.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
@@ -111,6 +112,23 @@ export interface ScanStore {
     filter: { readonly severity: Severity | null },
     page: Page | null,
   ): Promise<{ readonly findings: Finding[]; readonly total: number }>;
+  /**
+   * All of a scan's findings, `pageSize` at a time, without `raw` and correlation data (what the
+   * SARIF and CSV files carry): 'severity' order is `listFindings`', 'sarif' order is
+   * `compareSarifResults`'. Each page is read when the previous one has been taken.
+   */
+  findingPages(
+    tenantId: string,
+    scanId: string,
+    order: 'severity' | 'sarif',
+    pageSize: number,
+  ): AsyncIterable<Finding[]>;
+  /** What SARIF rules are made of (`SarifRuleSource`), in SARIF result order, a page at a time. */
+  ruleSourcePages(
+    tenantId: string,
+    scanId: string,
+    pageSize: number,
+  ): AsyncIterable<SarifRuleSource[]>;
 }
 
 /** Which engines some live worker can run now (the 503 check and GET /api/v1/engines). */

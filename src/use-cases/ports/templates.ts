@@ -22,10 +22,15 @@ export interface TemplateRecord {
 export type TemplateFields = Omit<TemplateRecord, 'id' | 'tenantId' | 'createdAt' | 'updatedAt'>;
 
 export interface TemplateStore {
-  /** 'duplicate-name' when the tenant has a template of that name (the unique index decides). */
+  /**
+   * 'duplicate-name' when the tenant has a template of that name (the unique index decides);
+   * 'limit-reached' when it already has `maxTemplates` (concurrent inserts of one tenant are
+   * counted one after the other).
+   */
   insert(
     template: TemplateFields & { readonly id: string; readonly tenantId: string },
-  ): Promise<TemplateRecord | 'duplicate-name'>;
+    maxTemplates: number,
+  ): Promise<TemplateRecord | 'duplicate-name' | 'limit-reached'>;
   list(tenantId: string, page: Page): Promise<{ templates: TemplateRecord[]; total: number }>;
   get(tenantId: string, id: string): Promise<TemplateRecord | null>;
   update(

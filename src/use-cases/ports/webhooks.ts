@@ -53,14 +53,21 @@ export interface DeliveryAttemptRecord {
 }
 
 export interface WebhookStore {
-  insert(webhook: {
-    id: string;
-    tenantId: string;
-    name: string;
-    url: string;
-    secret: string;
-    events: readonly string[];
-  }): Promise<WebhookRecord>;
+  /**
+   * Inserts the webhook unless its tenant already has `maxWebhooks` (active or disabled): then
+   * 'limit-reached'. Concurrent inserts of one tenant are counted one after the other.
+   */
+  insert(
+    webhook: {
+      id: string;
+      tenantId: string;
+      name: string;
+      url: string;
+      secret: string;
+      events: readonly string[];
+    },
+    maxWebhooks: number,
+  ): Promise<WebhookRecord | 'limit-reached'>;
   list(tenantId: string, page: Page): Promise<{ webhooks: WebhookRecord[]; total: number }>;
   get(tenantId: string, id: string): Promise<WebhookRecord | null>;
   /** `isActive: true` also resets consecutiveFailures (decisions.md). */

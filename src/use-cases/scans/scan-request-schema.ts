@@ -32,6 +32,12 @@ const boundedText = (max: number, options: SchemaOptions = {}) =>
     ...options,
   });
 
+/** `config`: any object, at most 16 KiB written as JSON (scans and templates alike). */
+export const ConfigSchema = Type.Object(
+  {},
+  { additionalProperties: true, 'x-max-json-bytes': MAX_CONFIG_JSON_BYTES },
+);
+
 export const ScanTypeSchema = Type.String({
   enum: [...ENGINE_NAMES],
   'x-error-code': 'INVALID_SCAN_TYPE',
@@ -93,11 +99,7 @@ const scanRequestFields = {
   tags: Type.Optional(orNull(TagsSchema)),
   timeout: Type.Optional(orNull(TimeoutSchema, { description: 'Seconds; default per engine' })),
   assetId: Type.Optional(orNull(boundedText(MAX_ASSET_ID_LENGTH))),
-  config: Type.Optional(
-    orNull(
-      Type.Object({}, { additionalProperties: true, 'x-max-json-bytes': MAX_CONFIG_JSON_BYTES }),
-    ),
-  ),
+  config: Type.Optional(orNull(ConfigSchema)),
   callbackUrl: Type.Optional(
     orNull(
       Type.String({

@@ -6,9 +6,9 @@
  * 409 RESULTS_NOT_READY.
  */
 import { ApiError } from '../../domain/errors.js';
-import { renderCsv } from '../../domain/findings/csv.js';
+import { csvHeaderLine, csvRecordLine } from '../../domain/findings/csv.js';
 import type { Severity } from '../../domain/findings/finding.js';
-import { renderSarif } from '../../domain/findings/sarif.js';
+import { createSarifRuleCollector, createSarifWriter } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
 import { runsAsChildScans } from '../../engines/registry.js';
@@ -69,10 +69,33 @@ export async function getResults(
 export interface ResultsFile {
   readonly contentType: string;
   readonly filename: string;
-  readonly body: string;
+  /** The file's text, a page of findings at a time (read from the store as it is consumed). */
+  readonly body: AsyncIterable<string>;
 }
 
-/** The whole result as a SARIF 2.1.0 log or a CSV file. */
+/** Findings read per page of an export: a few hundred kilobytes of text at a time. */
+export const EXPORT_PAGE_SIZE = 500;
+/** The rules pass reads five short columns a finding: bigger pages, fewer round trips. */
+const RULE_PAGE_SIZE = 2000;
+// A page goes out in chunks of about 60 KB: below V8's regular object size (128 KB), so no chunk
+// lands in its large-object space, and the socket gets steady writes instead of one per page.
+const SARIF_RESULTS_PER_CHUNK = 50;
+const CSV_ROWS_PER_CHUNK = 100;
+
+/** `items` in consecutive parts of at most `size`. */
+function* inParts<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let start = 0; start < items.length; start += size) {
+    yield items.slice(start, start + size);
+  }
+}
+
+/**
+ * The whole result as a SARIF 2.1.0 log or a CSV file, streamed: the body reads the findings a
+ * page at a time as it is consumed, so memory holds one page (and, for SARIF, the rules) whatever
+ * the number of findings. The bytes are those of `renderCsv` / `renderSarif` of every finding.
+ * SARIF needs its rules before its results: they are collected in a first pass over the
+ * findings before this returns, so a failure then is still an ordinary error answer.
+ */
 export async function exportResults(
   scans: ScanStore,
   tenantId: string,
@@ -81,18 +104,28 @@ export async function exportResults(
   toolVersion: string | null,
 ): Promise<ResultsFile> {
   const scan = await endedScan(scans, tenantId, id);
-  const { findings } = await scans.listFindings(tenantId, id, { severity: null }, null);
+  const pages = (order: 'severity' | 'sarif') =>
+    scans.findingPages(tenantId, id, order, EXPORT_PAGE_SIZE);
   if (format === 'csv') {
     return {
       contentType: 'text/csv; charset=utf-8',
       filename: `rampart-scan-${scan.id}.csv`,
-      body: renderCsv(findings),
+      body: (async function* () {
+        yield csvHeaderLine();
+        for await (const page of pages('severity')) {
+          for (const part of inParts(page, CSV_ROWS_PER_CHUNK)) {
+            yield part.map(csvRecordLine).join('');
+          }
+        }
+      })(),
     };
   }
-  return {
-    contentType: 'application/sarif+json',
-    filename: `rampart-scan-${scan.id}.sarif`,
-    body: renderSarif({
+  const collector = createSarifRuleCollector();
+  for await (const page of scans.ruleSourcePages(tenantId, id, RULE_PAGE_SIZE)) {
+    collector.add(page);
+  }
+  const writer = createSarifWriter(
+    {
       scan: {
         id: scan.id,
         scanType: scan.scanType,
@@ -103,8 +136,21 @@ export async function exportResults(
       },
       toolName: scan.scanType,
       toolVersion,
-      findings,
-    }),
+    },
+    collector.rules(),
+  );
+  return {
+    contentType: 'application/sarif+json',
+    filename: `rampart-scan-${scan.id}.sarif`,
+    body: (async function* () {
+      yield writer.head;
+      for await (const page of pages('sarif')) {
+        for (const part of inParts(page, SARIF_RESULTS_PER_CHUNK)) {
+          yield writer.results(part);
+        }
+      }
+      yield writer.end();
+    })(),
   };
 }
 

@@ -24,14 +24,28 @@ export function toTemplateView(template: TemplateRecord) {
 const duplicate = (name: string) => new ApiError('DUPLICATE_TEMPLATE_NAME', { value: name });
 
 export async function createTemplate(
-  deps: { readonly templates: TemplateStore; readonly ids: IdSource },
+  deps: {
+    readonly templates: TemplateStore;
+    readonly ids: IdSource;
+    /** TENANT_MAX_TEMPLATES: templates one tenant may have. */
+    readonly maxTemplates: number;
+  },
   tenantId: string,
   body: unknown,
 ) {
   const fields = templateFieldsFrom(body, null);
-  const created = await deps.templates.insert({ ...fields, id: deps.ids.uuid(), tenantId });
+  const created = await deps.templates.insert(
+    { ...fields, id: deps.ids.uuid(), tenantId },
+    deps.maxTemplates,
+  );
   if (created === 'duplicate-name') {
     throw duplicate(fields.name);
+  }
+  if (created === 'limit-reached') {
+    throw new ApiError('TENANT_LIMIT_REACHED', {
+      limit: deps.maxTemplates,
+      resource: 'templates',
+    });
   }
   return { template: toTemplateView(created) };
 }

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { orNull } from '../../domain/validation/or-null.js';
 import {
+  ConfigSchema,
   MAX_NAME_LENGTH,
   OptionsSchema,
   PrioritySchema,
@@ -26,7 +27,7 @@ const templateFields = {
   description: Type.Optional(orNull(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }))),
   scanType: ScanTypeSchema,
   options: Type.Optional(orNull(OptionsSchema)),
-  config: Type.Optional(orNull(Type.Object({}, { additionalProperties: true }))),
+  config: Type.Optional(orNull(ConfigSchema)),
   priority: Type.Optional(orNull(PrioritySchema)),
   tags: Type.Optional(orNull(TagsSchema)),
   timeout: Type.Optional(orNull(TimeoutSchema)),

@@ -17,6 +17,8 @@ export interface WebhookDeps {
   readonly urls: WebhookUrlChecker;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
+  /** TENANT_MAX_WEBHOOKS: webhooks one tenant may have, active or disabled. */
+  readonly maxWebhooks: number;
 }
 
 export interface CreateWebhookInput {
@@ -52,14 +54,20 @@ export async function createWebhook(
 ) {
   assertName(input.name);
   await assertUrl(deps.urls, input.url);
-  const webhook = await deps.webhooks.insert({
-    id: deps.ids.uuid(),
-    tenantId,
-    name: input.name,
-    url: input.url,
-    secret: generateWebhookSecret(deps.randomBytes),
-    events: [...new Set(input.events ?? DEFAULT_WEBHOOK_EVENTS)],
-  });
+  const webhook = await deps.webhooks.insert(
+    {
+      id: deps.ids.uuid(),
+      tenantId,
+      name: input.name,
+      url: input.url,
+      secret: generateWebhookSecret(deps.randomBytes),
+      events: [...new Set(input.events ?? DEFAULT_WEBHOOK_EVENTS)],
+    },
+    deps.maxWebhooks,
+  );
+  if (webhook === 'limit-reached') {
+    throw new ApiError('TENANT_LIMIT_REACHED', { limit: deps.maxWebhooks, resource: 'webhooks' });
+  }
   return { webhook: toWebhookView(webhook, true) };
 }
 

@@ -6,6 +6,7 @@ import { migration0005 } from './0005-templates-and-usage.js';
 import { migration0006 } from './0006-sentinel.js';
 import { migration0007 } from './0007-sandboxed-engines.js';
 import { migration0009 } from './0009-fair-deliveries.js';
+import { migration0011 } from './0011-findings-sarif-order.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0006,
   migration0007,
   migration0009,
+  migration0011,
 ];

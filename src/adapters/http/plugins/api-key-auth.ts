@@ -2,29 +2,25 @@
  * The key pipeline, in decisions.md's order: key (missing, format, unknown, status) → tenant →
  * IP allowlist → rate limit → scope. Routes registered in this context only declare their scope in
  * `config.scope`. A valid dashboard JWT is accepted instead of a key, with all scopes and no
- * per-key rate limit.
+ * per-key rate limit; it counts against its tenant's token budget instead. A 401 becomes 429 when
+ * the address has used up its authentication failures (never a request with valid credentials).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { looksLikeRawKey } from '../../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../../domain/errors.js';
 import { isAddressAllowed } from '../../../domain/network/ip-allowlist.js';
-import { rateLimitExceeded, rateLimitHeaders } from '../../../domain/rate-limits/headers.js';
-import { perKeyWindows, type RateLimitDecision } from '../../../domain/rate-limits/windows.js';
+import { rateLimitExceeded } from '../../../domain/rate-limits/headers.js';
+import { perKeyWindows } from '../../../domain/rate-limits/windows.js';
 import { authenticateApiKey } from '../../../use-cases/auth/authenticate-api-key.js';
 import type { ApiKeyRecord } from '../../../use-cases/ports/api-keys.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import { authenticateBearer, bearerToken } from './jwt-auth.js';
+import { setRateLimitHeaders } from './rate-limit-reply.js';
+import type { TenantTokenBudget } from './tenant-token-budget.js';
 
 const KEY_IN_WRONG_PLACE =
   'Missing API key: API keys are accepted only in the X-API-Key header, not in Authorization or the query string';
-
-function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
-  const headers = rateLimitHeaders(decision);
-  reply.header('x-ratelimit-limit', headers.limit);
-  reply.header('x-ratelimit-remaining', headers.remaining);
-  reply.header('x-ratelimit-reset', headers.reset);
-}
 
 function keyInQuery(request: FastifyRequest): boolean {
   const query = request.query as Record<string, unknown> | undefined;
@@ -34,6 +30,7 @@ function keyInQuery(request: FastifyRequest): boolean {
 export function createApiKeyAuthHook(
   deps: AppDeps,
   failures: AuthFailureLimiter,
+  tokenBudget: TenantTokenBudget,
 ): onRequestAsyncHookHandler {
   const { config, apiKeys, rateLimits, lastUsed } = deps;
 
@@ -69,14 +66,14 @@ export function createApiKeyAuthHook(
     request.auth = { kind: 'api-key', tenantId: key.tenantId, key, admission: decision };
   }
 
-  return async function apiKeyAuth(request, reply) {
-    await failures.assertNotBlocked(request);
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers['x-api-key'];
     if (header === undefined || header === '') {
       const token = bearerToken(request);
       if (token !== null && !looksLikeRawKey(token)) {
         const jwt = await authenticateBearer(deps, token);
         if (jwt.ok) {
+          await tokenBudget.admit(reply, jwt.auth.tenantId);
           request.auth = jwt.auth;
           return;
         }
@@ -92,5 +89,13 @@ export function createApiKeyAuthHook(
       throw new ApiError(result.code);
     }
     await admitKey(request, reply, result.key, result.tenantSuspended);
+  }
+
+  return async function apiKeyAuth(request, reply) {
+    try {
+      await authenticate(request, reply);
+    } catch (error) {
+      throw await failures.judge(request, error);
+    }
   };
 }

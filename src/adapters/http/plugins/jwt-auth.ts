@@ -2,12 +2,14 @@
  * The JWT context: key management and admin routes. Missing bearer → MISSING_AUTH_TOKEN, bad
  * token → INVALID_AUTH_TOKEN, admin route without role admin → ADMIN_REQUIRED. A tenant is
  * created the first time a valid token names it; a suspended tenant's tokens get TENANT_SUSPENDED
- * on tenant routes (admin routes are not tenant routes).
+ * on tenant routes (admin routes are not tenant routes). Tenant routes count against the tenant's
+ * token budget; a 401 becomes 429 when the address has used up its authentication failures.
  */
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
 import type { AppDeps, AuthContext } from '../app-deps.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
+import type { TenantTokenBudget } from './tenant-token-budget.js';
 
 /** The token of `Authorization: Bearer <token>`, or null. */
 export function bearerToken(request: FastifyRequest): string | null {
@@ -52,9 +54,9 @@ export async function authenticateBearer(
 export function createJwtAuthHook(
   deps: AppDeps,
   failures: AuthFailureLimiter,
+  tokenBudget: TenantTokenBudget,
 ): onRequestAsyncHookHandler {
-  return async function jwtAuth(request) {
-    await failures.assertNotBlocked(request);
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (token === null) {
       throw new ApiError('MISSING_AUTH_TOKEN');
@@ -67,6 +69,17 @@ export function createJwtAuthHook(
     if (adminRoute && !result.auth.admin) {
       throw new ApiError('ADMIN_REQUIRED');
     }
+    if (!adminRoute) {
+      await tokenBudget.admit(reply, result.auth.tenantId);
+    }
     request.auth = result.auth;
+  }
+
+  return async function jwtAuth(request, reply) {
+    try {
+      await authenticate(request, reply);
+    } catch (error) {
+      throw await failures.judge(request, error);
+    }
   };
 }

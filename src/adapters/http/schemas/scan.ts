@@ -194,8 +194,17 @@ export const PaginationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The last page a list serves: with `limit` 100 that is the millionth row, far past any real list
+ * (a tenant's templates, webhooks and keys are capped; a scan's findings stay below it), while an
+ * offset stays cheap to compute and a value like `1e300` never reaches the database.
+ */
+export const MAX_PAGE = 10_000;
+
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, 'x-invalid-code': 'INVALID_PAGE' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, 'x-invalid-code': 'INVALID_PAGE' }),
+  ),
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 20, 'x-invalid-code': 'INVALID_LIMIT' }),
   ),

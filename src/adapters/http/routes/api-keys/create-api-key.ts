@@ -15,19 +15,30 @@ export function registerCreateApiKey(app: FastifyInstance, deps: AppDeps): void 
     {
       schema: {
         summary: 'Create an API key',
+        description:
+          'At most TENANT_MAX_API_KEYS keys per tenant that can still authenticate (revoked and expired keys do not count; a rotation is not refused by the cap): 409 TENANT_LIMIT_REACHED.',
         tags: ['api-keys'],
         security: [{ bearerAuth: [] }],
         body: CreateApiKeyBody,
         response: {
           201: success(Type.Object({ apiKey: ApiKeyRef, rawKey: RawKey })),
-          ...errorResponses(...JWT_AUTH_CODES, ...BODY_CODES, 'INVALID_SCAN_TYPE'),
+          ...errorResponses(
+            ...JWT_AUTH_CODES,
+            ...BODY_CODES,
+            'INVALID_SCAN_TYPE',
+            'TENANT_LIMIT_REACHED',
+          ),
         },
       },
     },
     async (request, reply) => {
       const { tenantId, subject } = jwtTenant(request);
       const data = await createApiKey(
-        { ...deps, apiKeyPrefix: deps.config.apiKeyPrefix },
+        {
+          ...deps,
+          apiKeyPrefix: deps.config.apiKeyPrefix,
+          maxApiKeys: deps.config.tenantLimits.maxApiKeys,
+        },
         tenantId,
         subject,
         request.body,

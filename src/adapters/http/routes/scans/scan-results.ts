@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Severity } from '../../../../domain/findings/finding.js';
@@ -93,11 +94,12 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
       const scanType = (await deps.scans.get(tenantId, scanId))?.scanType;
       const version = deps.engines.find((engine) => engine.name === scanType)?.version ?? null;
       const file = await exportResults(deps.scans, tenantId, scanId, format, version);
+      // Streamed (chunked): a page of findings is read only when the client has taken the
+      // previous one. Not in object mode, so the stream buffers bytes, not pages.
       return reply
         .type(file.contentType)
         .header('content-disposition', `attachment; filename="${file.filename}"`)
-        .serializer((payload: unknown) => payload as string)
-        .send(file.body);
+        .send(Readable.from(file.body, { objectMode: false }));
     },
   );
 }

@@ -70,15 +70,24 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
       validatorCompiler: useCaseChecksBody,
       schema: {
         summary: 'Create a scan template',
+        description:
+          "At most TENANT_MAX_TEMPLATES templates per tenant: 409 TENANT_LIMIT_REACHED (after every 400). `config` is at most 16 KiB of JSON, like a scan's.",
         tags: ['templates'],
         security,
         body: CreateTemplateBody,
-        response: { 201: ok(Type.Object({ template: TemplateSchema })), ...errors(...BODY_ERRORS) },
+        response: {
+          201: ok(Type.Object({ template: TemplateSchema })),
+          ...errors(...BODY_ERRORS, 'TENANT_LIMIT_REACHED'),
+        },
       },
     },
     async (request, reply) => {
       const data = await createTemplate(
-        { templates: deps.templates, ids: deps.ids },
+        {
+          templates: deps.templates,
+          ids: deps.ids,
+          maxTemplates: deps.config.tenantLimits.maxTemplates,
+        },
         tenantCaller(request).tenantId,
         request.body,
       );

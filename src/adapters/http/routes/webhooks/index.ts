@@ -57,6 +57,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     urls: deps.webhookUrls,
     ids: deps.ids,
     randomBytes: deps.randomBytes,
+    maxWebhooks: deps.config.tenantLimits.maxWebhooks,
   };
   const idOf = (request: { params: { webhookId: string } }) =>
     parseWebhookId(request.params.webhookId);
@@ -67,12 +68,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       config: { scope: 'webhooks:create' },
       schema: {
         summary: 'Register a webhook (the secret is shown only in this answer)',
+        description:
+          'At most TENANT_MAX_WEBHOOKS webhooks per tenant, active or disabled (delete one to make room): 409 TENANT_LIMIT_REACHED.',
         tags: ['webhooks'],
         security,
         body: CreateWebhookBody,
         response: {
           201: ok(Type.Object({ webhook: CreatedWebhook })),
-          ...errors(...BODY_CODES, ...URL_CODES),
+          ...errors(...BODY_CODES, ...URL_CODES, 'TENANT_LIMIT_REACHED'),
         },
       },
     },
