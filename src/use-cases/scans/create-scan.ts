@@ -4,7 +4,7 @@
  * stores nothing.
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, formatErrorMessage } from '../../domain/errors.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
@@ -56,6 +56,8 @@ export interface CreateScanDeps {
   /** Decides the quota month of a new scan. */
   readonly clock: Clock;
 }
+
+const MISSING_SCAN_TYPE = formatErrorMessage('MISSING_REQUIRED_FIELD', { field: 'scanType' });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -114,11 +116,18 @@ export async function createScan(
       allowPrivateTargets: deps.allowPrivateTargets,
     },
   );
+  const templateMissing = typeof templateId === 'string' && template === null;
   if (!check.ok) {
+    // With a templateId, scanType may be omitted (decisions.md): the template is resolved before
+    // scanType is required, so a template that is not found (unknown, another tenant's) is the
+    // answer, not the scanType it would have given.
+    if (templateMissing && check.error.message === MISSING_SCAN_TYPE) {
+      throw new ApiError('TEMPLATE_NOT_FOUND');
+    }
     throw check.error;
   }
   // The last of the field codes (decisions.md, step 6).
-  if (typeof templateId === 'string' && template === null) {
+  if (templateMissing) {
     throw new ApiError('TEMPLATE_NOT_FOUND');
   }
   const request = check.request;

@@ -83,7 +83,6 @@ const scanRequestFields = {
     orNull(
       Type.String({
         enum: ['host', 'url', 'domain', 'ip', 'network', 'image'],
-        'x-error-code': 'INVALID_TARGET',
         description: 'Inferred from the target when omitted; image only for trivy',
       }),
     ),
