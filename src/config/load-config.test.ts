@@ -85,6 +85,26 @@ describe('loadConfig', () => {
   });
 
   it.each([
+    [
+      'JWT_JWKS_URL',
+      { JWT_JWKS_URL: 'http://idp.example/jwks.json', JWT_ISSUER: 'idp', JWT_AUDIENCE: 'rampart' },
+      'Invalid configuration: JWT_JWKS_URL must use https:',
+    ],
+    [
+      'JWT_ISSUER',
+      { JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_AUDIENCE: 'rampart' },
+      'Invalid configuration: JWT_ISSUER must be set when JWT_JWKS_URL is set',
+    ],
+    [
+      'JWT_AUDIENCE',
+      { JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp' },
+      'Invalid configuration: JWT_AUDIENCE must be set when JWT_JWKS_URL is set',
+    ],
+  ])('refuses JWKS mode over %s as configured', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['DATABASE_URL', 'mysql://x'],

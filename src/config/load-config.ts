@@ -57,8 +57,9 @@ export type JwtConfig =
   | {
       readonly mode: 'jwks';
       readonly jwksUrl: string;
-      readonly issuer: string | null;
-      readonly audience: string | null;
+      /** Required: without it any token of the identity provider, for any client, would pass. */
+      readonly issuer: string;
+      readonly audience: string;
     };
 
 export type ScannerSandboxMode = 'auto' | 'required' | 'off';
@@ -232,18 +233,31 @@ function trustedProxies(env: Env): string[] {
   return entries;
 }
 
+/**
+ * JWKS mode trusts an identity provider's keys fetched over the network, so the keys come over
+ * https: only (a plain http: answer could be replaced on the way), and a token must name this
+ * service: JWT_ISSUER and JWT_AUDIENCE are required, or every token the provider signs for any of
+ * its clients would be accepted.
+ */
 function jwtConfig(env: Env): JwtConfig {
-  const jwksUrl = url(env, 'JWT_JWKS_URL', ['https:', 'http:']);
+  const jwksUrl = url(env, 'JWT_JWKS_URL', ['https:']);
   const secret = read(env, 'JWT_SECRET') ?? null;
   if (jwksUrl !== null) {
     if (secret !== null) {
       throw new ConfigError('JWT_JWKS_URL', 'cannot be combined with JWT_SECRET; set only one');
     }
+    const required = (name: string) => {
+      const value = read(env, name);
+      if (value === undefined) {
+        throw new ConfigError(name, 'must be set when JWT_JWKS_URL is set');
+      }
+      return value;
+    };
     return {
       mode: 'jwks',
       jwksUrl,
-      issuer: read(env, 'JWT_ISSUER') ?? null,
-      audience: read(env, 'JWT_AUDIENCE') ?? null,
+      issuer: required('JWT_ISSUER'),
+      audience: required('JWT_AUDIENCE'),
     };
   }
   if (secret !== null && Buffer.byteLength(secret, 'utf8') < 32) {
