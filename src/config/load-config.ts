@@ -26,6 +26,8 @@ export interface Config {
   readonly dataDir: string;
   readonly redisUrl: string | null;
   readonly jwt: JwtConfig;
+  /** The at-rest encryption keys of credentials in engine options (SECRETS_KEY, SECRETS_KEY_PREVIOUS). */
+  readonly secrets: SecretsConfig;
   readonly apiKeyPrefix: string;
   /** ALLOW_PRIVATE_TARGETS: `false`, `true` or the CIDR ranges allowed despite being refused. */
   readonly allowPrivateTargets: PrivateTargetPolicy;
@@ -61,6 +63,13 @@ export type JwtConfig =
       readonly issuer: string;
       readonly audience: string;
     };
+
+export interface SecretsConfig {
+  /** SECRETS_KEY, 32 bytes; null: the key generated into DATA_DIR/secrets-key is used. */
+  readonly key: Buffer | null;
+  /** SECRETS_KEY_PREVIOUS: keys that still open values sealed before a rotation. */
+  readonly previousKeys: readonly Buffer[];
+}
 
 export type ScannerSandboxMode = 'auto' | 'required' | 'off';
 
@@ -266,6 +275,30 @@ function jwtConfig(env: Env): JwtConfig {
   return { mode: 'secret', secret };
 }
 
+const SECRETS_KEY_HINT = 'generate one with: openssl rand -base64 32';
+
+/** One key of SECRETS_KEY or SECRETS_KEY_PREVIOUS: 32 bytes in base64 (or base64url). */
+function secretsKey(name: string, raw: string): Buffer {
+  const key = /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : null;
+  if (key === null || key.length !== 32) {
+    throw new ConfigError(name, `must be 32 bytes in base64 (${SECRETS_KEY_HINT})`);
+  }
+  return key;
+}
+
+function secretsConfig(env: Env): SecretsConfig {
+  const current = read(env, 'SECRETS_KEY');
+  const previous = read(env, 'SECRETS_KEY_PREVIOUS');
+  return Object.freeze({
+    key: current === undefined ? null : secretsKey('SECRETS_KEY', current),
+    previousKeys: Object.freeze(
+      previous === undefined
+        ? []
+        : previous.split(',').map((entry) => secretsKey('SECRETS_KEY_PREVIOUS', entry.trim())),
+    ),
+  });
+}
+
 /** Builds the frozen configuration from an environment object (normally `process.env`). */
 export function loadConfig(env: Env): Config {
   const prefix = read(env, 'API_KEY_PREFIX') ?? 'rmp';
@@ -297,6 +330,7 @@ export function loadConfig(env: Env): Config {
     dataDir: read(env, 'DATA_DIR') ?? './data',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwt: Object.freeze(jwtConfig(env)),
+    secrets: secretsConfig(env),
     apiKeyPrefix: prefix,
     allowPrivateTargets: privateTargetPolicy(env),
     allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),

@@ -46,7 +46,8 @@ export const OptionsSchema = Type.Object(
   {},
   {
     additionalProperties: true,
-    description: "Engine options (see GET /api/v1/engines for each engine's schema)",
+    description:
+      "Engine options (see GET /api/v1/engines for each engine's schema). Credentials (password, headerValue, cookieValue) are stored encrypted and shown as ********; sending ******** back keeps the stored value (a template's, on PATCH or when a scan starts from it)",
   },
 );
 

@@ -78,7 +78,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     },
     async (request, reply) => {
       const data = await createTemplate(
-        { templates: deps.templates, ids: deps.ids },
+        { templates: deps.templates, ids: deps.ids, secrets: deps.secrets },
         tenantCaller(request).tenantId,
         request.body,
       );
@@ -161,6 +161,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
         tenantCaller(request).tenantId,
         request.params.templateId,
         request.body,
+        deps.secrets,
       ),
     }),
   );
