@@ -15,7 +15,7 @@
  *
  * The instant test engine is registered here only; the service never registers it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Logger, run as runGraphile } from 'graphile-worker';
 import { sql } from 'kysely';
@@ -24,6 +24,7 @@ import pino from 'pino';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { connectPostgres } from '../src/adapters/db/connect.js';
 import { migrate } from '../src/adapters/db/migrate.js';
+import { createSecretBox } from '../src/adapters/secrets/secret-box.js';
 import { loadConfig } from '../src/config/load-config.js';
 import type { DraftFinding } from '../src/domain/findings/finding.js';
 import { composeApp } from '../src/main/compose.js';
@@ -70,6 +71,7 @@ export async function benchDispatch(): Promise<{ p50: number; p99: number; scans
     };
     const config = loadConfig({
       JWT_SECRET: SECRET,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'silent',
       WORKERS: '1',
       WORKER_CONCURRENCY: '2',
@@ -201,6 +203,8 @@ async function benchWorkers(
           database,
           runners: new Map([['nmap', counting]]),
           resolver: { check: async () => ({ ok: true, addresses: [] }) },
+          // Benchmark scans carry no credentials; the key is never used.
+          secrets: createSecretBox(randomBytes(32)),
           allowPrivateTargets: true,
           concurrency: 1,
           leaseMs: 60_000,

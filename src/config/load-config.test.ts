@@ -101,6 +101,50 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads SECRETS_KEY and SECRETS_KEY_PREVIOUS as 32-byte base64 keys', () => {
+    const current = Buffer.alloc(32, 1);
+    const older = Buffer.alloc(32, 2);
+    const oldest = Buffer.alloc(32, 3);
+    expect(loadConfig({}).secrets).toEqual({ key: null, previousKeys: [] });
+    expect(
+      loadConfig({
+        SECRETS_KEY: current.toString('base64'),
+        SECRETS_KEY_PREVIOUS: `${older.toString('base64url')}, ${oldest.toString('base64')}`,
+      }).secrets,
+    ).toEqual({ key: current, previousKeys: [older, oldest] });
+  });
+
+  it.each([
+    ['SECRETS_KEY', 'hunter2'],
+    ['SECRETS_KEY', Buffer.alloc(16).toString('base64')],
+    ['SECRETS_KEY', Buffer.alloc(33).toString('base64')],
+    ['SECRETS_KEY_PREVIOUS', `${Buffer.alloc(32).toString('base64')},x`],
+  ])('refuses %s=%s naming the variable and how to generate a key', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      `Invalid configuration: ${name} must be 32 bytes in base64 (generate one with: openssl rand -base64 32)`,
+    );
+  });
+
+  it.each([
+    [
+      'JWT_JWKS_URL',
+      { JWT_JWKS_URL: 'http://idp.example/jwks.json', JWT_ISSUER: 'idp', JWT_AUDIENCE: 'rampart' },
+      'Invalid configuration: JWT_JWKS_URL must use https:',
+    ],
+    [
+      'JWT_ISSUER',
+      { JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_AUDIENCE: 'rampart' },
+      'Invalid configuration: JWT_ISSUER must be set when JWT_JWKS_URL is set',
+    ],
+    [
+      'JWT_AUDIENCE',
+      { JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp' },
+      'Invalid configuration: JWT_AUDIENCE must be set when JWT_JWKS_URL is set',
+    ],
+  ])('refuses JWKS mode over %s as configured', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],

@@ -26,6 +26,8 @@ export interface Config {
   readonly dataDir: string;
   readonly redisUrl: string | null;
   readonly jwt: JwtConfig;
+  /** The at-rest encryption keys of credentials in engine options (SECRETS_KEY, SECRETS_KEY_PREVIOUS). */
+  readonly secrets: SecretsConfig;
   readonly apiKeyPrefix: string;
   /** ALLOW_PRIVATE_TARGETS: `false`, `true` or the CIDR ranges allowed despite being refused. */
   readonly allowPrivateTargets: PrivateTargetPolicy;
@@ -75,9 +77,17 @@ export type JwtConfig =
   | {
       readonly mode: 'jwks';
       readonly jwksUrl: string;
-      readonly issuer: string | null;
-      readonly audience: string | null;
+      /** Required: without it any token of the identity provider, for any client, would pass. */
+      readonly issuer: string;
+      readonly audience: string;
     };
+
+export interface SecretsConfig {
+  /** SECRETS_KEY, 32 bytes; null: the key generated into DATA_DIR/secrets-key is used. */
+  readonly key: Buffer | null;
+  /** SECRETS_KEY_PREVIOUS: keys that still open values sealed before a rotation. */
+  readonly previousKeys: readonly Buffer[];
+}
 
 export type ScannerSandboxMode = 'auto' | 'required' | 'off';
 
@@ -250,24 +260,61 @@ function trustedProxies(env: Env): string[] {
   return entries;
 }
 
+/**
+ * JWKS mode trusts an identity provider's keys fetched over the network, so the keys come over
+ * https: only (a plain http: answer could be replaced on the way), and a token must name this
+ * service: JWT_ISSUER and JWT_AUDIENCE are required, or every token the provider signs for any of
+ * its clients would be accepted.
+ */
 function jwtConfig(env: Env): JwtConfig {
-  const jwksUrl = url(env, 'JWT_JWKS_URL', ['https:', 'http:']);
+  const jwksUrl = url(env, 'JWT_JWKS_URL', ['https:']);
   const secret = read(env, 'JWT_SECRET') ?? null;
   if (jwksUrl !== null) {
     if (secret !== null) {
       throw new ConfigError('JWT_JWKS_URL', 'cannot be combined with JWT_SECRET; set only one');
     }
+    const required = (name: string) => {
+      const value = read(env, name);
+      if (value === undefined) {
+        throw new ConfigError(name, 'must be set when JWT_JWKS_URL is set');
+      }
+      return value;
+    };
     return {
       mode: 'jwks',
       jwksUrl,
-      issuer: read(env, 'JWT_ISSUER') ?? null,
-      audience: read(env, 'JWT_AUDIENCE') ?? null,
+      issuer: required('JWT_ISSUER'),
+      audience: required('JWT_AUDIENCE'),
     };
   }
   if (secret !== null && Buffer.byteLength(secret, 'utf8') < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 bytes long');
   }
   return { mode: 'secret', secret };
+}
+
+const SECRETS_KEY_HINT = 'generate one with: openssl rand -base64 32';
+
+/** One key of SECRETS_KEY or SECRETS_KEY_PREVIOUS: 32 bytes in base64 (or base64url). */
+function secretsKey(name: string, raw: string): Buffer {
+  const key = /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : null;
+  if (key === null || key.length !== 32) {
+    throw new ConfigError(name, `must be 32 bytes in base64 (${SECRETS_KEY_HINT})`);
+  }
+  return key;
+}
+
+function secretsConfig(env: Env): SecretsConfig {
+  const current = read(env, 'SECRETS_KEY');
+  const previous = read(env, 'SECRETS_KEY_PREVIOUS');
+  return Object.freeze({
+    key: current === undefined ? null : secretsKey('SECRETS_KEY', current),
+    previousKeys: Object.freeze(
+      previous === undefined
+        ? []
+        : previous.split(',').map((entry) => secretsKey('SECRETS_KEY_PREVIOUS', entry.trim())),
+    ),
+  });
 }
 
 /** Builds the frozen configuration from an environment object (normally `process.env`). */
@@ -301,6 +348,7 @@ export function loadConfig(env: Env): Config {
     dataDir: read(env, 'DATA_DIR') ?? './data',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwt: Object.freeze(jwtConfig(env)),
+    secrets: secretsConfig(env),
     apiKeyPrefix: prefix,
     allowPrivateTargets: privateTargetPolicy(env),
     allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),

@@ -20,6 +20,7 @@ import { describeDatabaseUrlFailure } from '../adapters/db/database-url-failure.
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
 import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
+import { resealStoredSecrets } from '../adapters/db/reseal-secrets.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
 import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
@@ -35,6 +36,8 @@ import type { Sandbox } from '../adapters/process/sandbox.js';
 import { createMemoryRateLimitStore } from '../adapters/rate-limit-store/memory-store.js';
 import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-store.js';
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
+import { createSecretBox } from '../adapters/secrets/secret-box.js';
+import { loadOrCreateSecretsKey } from '../adapters/secrets/secrets-key-file.js';
 import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
@@ -42,6 +45,7 @@ import { listEngines } from '../engines/registry.js';
 import type { Clock } from '../use-cases/ports/common.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
+import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
@@ -165,6 +169,36 @@ export async function resolveJwtSecret(config: Config): Promise<string | null> {
   return config.jwt.secret ?? (await loadOrCreateJwtSecret(config.dataDir));
 }
 
+/**
+ * The SecretBox of credentials at rest: SECRETS_KEY (with SECRETS_KEY_PREVIOUS for values sealed
+ * before a rotation), or the key generated into DATA_DIR on first start. Every process that
+ * shares the database (API nodes, `npm run worker`) needs the same key: with DATABASE_URL and no
+ * SECRETS_KEY this says so once.
+ */
+export async function resolveSecretBox(config: Config, logger: Logger): Promise<SecretBox> {
+  if (config.secrets.key === null && config.databaseUrl !== null) {
+    logger.warn(
+      `SECRETS_KEY is unset: credentials in scan options are encrypted with the key generated into ${config.dataDir}/secrets-key; every API and worker process of this database needs that same key, so set SECRETS_KEY on each (openssl rand -base64 32)`,
+    );
+  }
+  const key = config.secrets.key ?? (await loadOrCreateSecretsKey(config.dataDir));
+  return createSecretBox(key, config.secrets.previousKeys);
+}
+
+/** Seals what is stored in clear or under a previous key (reseal-secrets.ts); logs counts only. */
+async function resealAtStart(database: DatabaseHandle, box: SecretBox, logger: Logger) {
+  const report = await resealStoredSecrets(database.db, box);
+  if (report.resealed > 0) {
+    logger.info({ resealed: report.resealed }, 'stored credentials sealed with SECRETS_KEY');
+  }
+  if (report.unreadable > 0) {
+    logger.warn(
+      { unreadable: report.unreadable },
+      'stored credentials that no configured key opens were left as they are: add the key they were sealed with to SECRETS_KEY_PREVIOUS',
+    );
+  }
+}
+
 export async function composeApp(
   config: Config,
   options: ComposeOptions = {},
@@ -176,6 +210,8 @@ export async function composeApp(
       ? (options.sandbox ?? (await scannerSandbox(config, logger)))
       : null;
   const database = options.database ?? (await openDatabase(config));
+  const secrets = await resolveSecretBox(config, logger);
+  await resealAtStart(database, secrets, logger);
   const rateLimits =
     options.rateLimits ??
     (config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : createMemoryRateLimitStore());
@@ -222,6 +258,7 @@ export async function composeApp(
     resolver,
     webhooks: createWebhookStore(database.db),
     templates: createTemplateStore(database.db),
+    secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {
       check: (url) => checkWebhookUrl(url, config.allowPrivateWebhooks, options.webhookLookup),
@@ -244,6 +281,7 @@ export async function composeApp(
     database,
     runners: options.engineRunners ?? realEngineRunners(config, engines, sandbox),
     resolver,
+    secrets,
     logger,
     parents: sentinel,
     onScanEnded: () => dispatcher.wake(),

@@ -6,7 +6,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
-import { errorHandler, notFoundHandler } from '../adapters/http/error-handler.js';
+import { errorHandler, frameworkErrors, notFoundHandler } from '../adapters/http/error-handler.js';
 import { registerHealth } from '../adapters/http/routes/system/health.js';
 import { ErrorEnvelope } from '../adapters/http/schemas/envelope.js';
 import type { Config } from '../config/load-config.js';
@@ -28,6 +28,7 @@ export async function startWorkerHealthServer(
   const app = Fastify({
     loggerInstance: parts.logger as FastifyBaseLogger,
     return503OnClosing: true,
+    frameworkErrors,
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -13,7 +13,7 @@ import { createLogger } from '../adapters/http/logger.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import { loadConfigOrExit } from '../config/load-config.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
-import { openDatabase, probeEngines } from './compose.js';
+import { openDatabase, probeEngines, resolveSecretBox } from './compose.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { scannerSandbox } from './scanner-sandbox.js';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const sandbox = await scannerSandbox(config, logger);
   const database = await openDatabase(config);
+  const secrets = await resolveSecretBox(config, logger);
   const runners = realEngineRunners(config, await probeEngines(), sandbox);
   // Worker processes deliver webhooks too, so a deployment of workers alone still notifies.
   const webhookClient = createWebhookClient({
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     database,
     runners,
     resolver: { check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate) },
+    secrets,
     logger,
     onScanEnded: () => dispatcher.wake(),
   });

@@ -14,6 +14,7 @@ import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
+import type { SecretBox } from '../use-cases/ports/secrets.js';
 import {
   createSentinelLifecycle,
   type SentinelLifecycle,
@@ -61,6 +62,8 @@ export async function startWorkers(options: {
   readonly database: DatabaseHandle;
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
+  /** Opens the credentials of a scan's options for its scanner. */
+  readonly secrets: SecretBox;
   readonly logger: Logger;
   /** The sentinel lifecycle (one per process); otherwise built over `database`. */
   readonly parents?: SentinelLifecycle;
@@ -77,6 +80,7 @@ export async function startWorkers(options: {
         database: options.database,
         runners: options.runners,
         resolver: options.resolver,
+        secrets: options.secrets,
         allowPrivateTargets: config.allowPrivateTargets,
         concurrency: config.workerConcurrency,
         leaseMs: config.workerLeaseMs,

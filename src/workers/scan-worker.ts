@@ -41,6 +41,7 @@ import type { ScanRecord } from '../domain/scans/scan.js';
 import type { PrivateTargetPolicy } from '../domain/targets/private-target-policy.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
+import type { SecretBox } from '../use-cases/ports/secrets.js';
 import { outageLogOf } from './outage-log.js';
 import {
   type AbortReason,
@@ -56,6 +57,8 @@ export interface ScanWorkerOptions {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
   readonly allowPrivateTargets: PrivateTargetPolicy;
+  /** Opens the credentials of a scan's options for its scanner (only here, at run time). */
+  readonly secrets: SecretBox;
   readonly concurrency: number;
   /** A claim's lifetime without heartbeat; heartbeats come every third of it. */
   readonly leaseMs: number;

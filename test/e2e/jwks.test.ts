@@ -1,14 +1,18 @@
 /**
- * Tokens from an external identity provider: RS256 verified against a JWKS served over HTTP on
- * 127.0.0.1, with issuer and audience checked.
+ * Tokens from an external identity provider: RS256 verified against a JWKS served over HTTPS on
+ * 127.0.0.1 (a certificate of the test CA, which this process trusts through NODE_EXTRA_CA_CERTS,
+ * as a deployment would trust a private CA), with issuer and audience checked. JWKS mode refuses
+ * http: and requires both (src/config/load-config.test.ts; a start-up test below).
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, startApp, type TestApp } from '../support/harness.js';
+import { readTestTls } from '../support/tls.js';
 
 let database: TestDatabase;
 let app: TestApp;
@@ -21,7 +25,8 @@ let sign: (
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwksServer = createServer((_req, res) => {
+  const tls = readTestTls();
+  jwksServer = createServer({ cert: tls.cert, key: tls.key }, (_req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ keys: [jwk] }));
   });
@@ -38,7 +43,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp(database.handle, {
     JWT_SECRET: '',
-    JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
+    JWT_JWKS_URL: `https://127.0.0.1:${port}/jwks.json`,
     JWT_ISSUER: 'https://idp.test',
     JWT_AUDIENCE: 'rampart',
   });
@@ -77,4 +82,42 @@ describe('JWKS mode', () => {
       code: 'INVALID_AUTH_TOKEN',
     });
   });
+});
+
+describe('JWKS mode configured unsafely', () => {
+  const server = new URL('../../src/main/server.ts', import.meta.url).pathname;
+  /** Runs `npm start`'s entry point with `env` to its end: its exit code and stderr. */
+  const start = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', server],
+        { env: { PATH: process.env.PATH ?? '', PORT: '0', WORKERS: '0', ...env }, timeout: 60_000 },
+        (error, _stdout, stderr) =>
+          resolve({
+            code: error === null ? 0 : ((error as { code?: number }).code ?? null),
+            stderr,
+          }),
+      );
+    });
+
+  it('stops the start with one line naming the setting: http:, no issuer, no audience', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [
+        { JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' },
+        'Invalid configuration: JWT_JWKS_URL must use https:',
+      ],
+      [
+        { JWT_JWKS_URL: 'https://127.0.0.1:9/jwks.json', JWT_AUDIENCE: 'a' },
+        'Invalid configuration: JWT_ISSUER must be set when JWT_JWKS_URL is set',
+      ],
+      [
+        { JWT_JWKS_URL: 'https://127.0.0.1:9/jwks.json', JWT_ISSUER: 'i' },
+        'Invalid configuration: JWT_AUDIENCE must be set when JWT_JWKS_URL is set',
+      ],
+    ];
+    // The three processes start side by side (each spends its time loading tsx).
+    const ended = await Promise.all(cases.map(([env]) => start(env)));
+    expect(ended).toEqual(cases.map(([, line]) => ({ code: 1, stderr: `${line}\n` })));
+  }, 120_000);
 });

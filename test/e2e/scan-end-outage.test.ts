@@ -20,6 +20,7 @@ import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
 import { createProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 import { createScan } from '../support/scans.js';
+import { testSecretBox } from '../support/secrets.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { until } from '../support/until.js';
 
@@ -91,6 +92,7 @@ async function setUp(options: { afterRun?: () => void; leaseMs?: number } = {}):
       database: pg.connect({ proxy }),
       runners: new Map([['nmap', engine]]),
       resolver: { check: async () => ({ ok: true, addresses: [] }) },
+      secrets: testSecretBox(),
       logger,
     });
     if (worker === undefined) {

@@ -26,6 +26,7 @@ import {
 } from '../support/database.js';
 import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
 import { createScan, getScan, waitForStatus } from '../support/scans.js';
+import { testSecretBox } from '../support/secrets.js';
 
 const silent = pino({ level: 'silent' });
 const openResolver = { check: async () => ({ ok: true as const, addresses: [] }) };
@@ -72,6 +73,7 @@ function worker(
     database: options.handle ?? database.handle,
     runners: new Map([['nmap', runner]]),
     resolver: openResolver,
+    secrets: testSecretBox(),
     allowPrivateTargets: false,
     concurrency: options.concurrency ?? 1,
     leaseMs: options.leaseMs ?? 30_000,
@@ -246,6 +248,7 @@ describe('leases', () => {
       database: database.handle,
       runners: new Map([['zap', instantEngine()]]),
       resolver: openResolver,
+      secrets: testSecretBox(),
       allowPrivateTargets: false,
       concurrency: 1,
       leaseMs: 1_000,

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProxiedPostgres } from '../support/proxied-postgres.js';
+import { TEST_SECRETS_KEY } from '../support/secrets.js';
 import { until } from '../support/until.js';
 
 const WORKER_SERVER = new URL('../../src/main/worker-server.ts', import.meta.url).pathname;
@@ -38,6 +39,7 @@ async function startWorkerProcess(env: Record<string, string>): Promise<WorkerPr
     env: {
       PATH: process.env.PATH ?? '',
       WORKER_HEALTH_PORT: '0',
+      SECRETS_KEY: TEST_SECRETS_KEY,
       WORKERS: '1',
       LOG_LEVEL: 'info',
       // Its workers run no scan here; unsandboxed, it loads no egress rules for the machine.

@@ -26,6 +26,7 @@ import { workspaceRoot } from '../../src/adapters/process/workspace-owners.js';
 import { TEST_DATABASE_URL } from '../support/database.js';
 import { SCAN_ADDRESS, TEST_JWT_SECRET } from '../support/harness.js';
 import { TEST_SANDBOX } from '../support/sandbox.js';
+import { TEST_SECRETS_KEY } from '../support/secrets.js';
 import { until } from '../support/until.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -56,6 +57,7 @@ async function start(
     env: {
       PATH: process.env.PATH ?? '',
       JWT_SECRET: TEST_JWT_SECRET,
+      SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'info',
       ALLOW_PRIVATE_TARGETS: `${SCAN_ADDRESS}/32`,
       WORKER_CONCURRENCY: '1',

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
 import { createProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 import { createScan, waitUntilEnded } from '../support/scans.js';
+import { TEST_SECRETS_KEY } from '../support/secrets.js';
 import { until } from '../support/until.js';
 
 /** The address the scan targets: a port the test opens there (never the service's 127.0.0.1). */
@@ -44,6 +45,7 @@ beforeAll(async () => {
       env: {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: pg.urlWithSchema,
+        SECRETS_KEY: TEST_SECRETS_KEY,
         LOG_LEVEL: 'info',
         WORKERS: '1',
         WORKER_CONCURRENCY: '2',

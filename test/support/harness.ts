@@ -17,6 +17,7 @@ import { type ComposedApp, composeApp } from '../../src/main/compose.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { TEST_SECRETS_KEY } from './secrets.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 
@@ -78,6 +79,7 @@ export async function startApp(
   // No scan workers unless a test asks for them (WORKERS), so API tests run no background loops.
   const config = loadConfig({
     JWT_SECRET: TEST_JWT_SECRET,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: 'info',
     WORKERS: '0',
     PATH: process.env.PATH ?? '',

@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { TEST_SECRETS_KEY } from './secrets.js';
 
 export type ServiceEntry = 'api' | 'workers';
 
@@ -79,6 +80,8 @@ export function spawnService(
       env: {
         PATH: process.env.PATH ?? '',
         NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+        // API and worker processes of one database share the at-rest key, as deployed.
+        SECRETS_KEY: TEST_SECRETS_KEY,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/adapters/http/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startWorkers } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
+import { testSecretBox } from './secrets.js';
 
 const env = process.env;
 const config = loadConfig({ ...env, WORKERS: '1', LOG_LEVEL: 'warn' });
@@ -51,6 +52,7 @@ const workers = await startWorkers({
   database,
   runners: new Map([['nmap', sleepEngine]]),
   resolver: { check: async () => ({ ok: true, addresses: [] }) },
+  secrets: testSecretBox(),
   logger: createLogger('warn'),
 });
 process.stdout.write(`ready ${workers[0]?.id}\n`);

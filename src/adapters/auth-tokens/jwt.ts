@@ -63,8 +63,8 @@ export function createTokenVerifier(config: JwtConfig, secret: string | null): T
     const options = {
       algorithms: ['RS256', 'ES256'],
       requiredClaims: ['exp', 'sub'],
-      ...(config.issuer ? { issuer: config.issuer } : {}),
-      ...(config.audience ? { audience: config.audience } : {}),
+      issuer: config.issuer,
+      audience: config.audience,
     };
     return {
       async verify(token) {

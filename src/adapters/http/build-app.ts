@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppDeps } from './app-deps.js';
-import { errorHandler, notFoundHandler } from './error-handler.js';
+import { errorHandler, frameworkErrors, notFoundHandler } from './error-handler.js';
 import { OPENAPI_OPTIONS } from './openapi-options.js';
 import { createApiKeyAuthHook } from './plugins/api-key-auth.js';
 import { createAuthFailureLimiter } from './plugins/auth-failures.js';
@@ -52,6 +52,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     },
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

@@ -157,3 +157,23 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
     new ApiError('NOT_FOUND', { method: request.method, path: request.url.split('?')[0] ?? '' }),
   );
 }
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route or hook runs. A path
+ * whose percent-escapes do not decode (`/api/v1/scans/%E0%A4%A`) or whose parameter is longer
+ * than the router keeps names no route that could be found, so it is the contract's 404
+ * NOT_FOUND ("no such route"; decisions.md: a malformed id in a path is never a 400 or 500),
+ * answered, like every unknown route, without authentication. Anything else goes to the error
+ * handler.
+ */
+export function frameworkErrors(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return notFoundHandler(request, reply);
+  }
+  return errorHandler(error, request, reply);
+}

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { SECRET_OPTION_KEYS } from '../../domain/secrets/secret-options.js';
 
 /** Paths pino blanks out wherever they appear in a log line: keys, tokens and secrets. */
 export const REDACT_PATHS = [
@@ -18,6 +19,10 @@ export const REDACT_PATHS = [
   '*.jwtSecret',
   'callbackSecret',
   '*.callbackSecret',
+  // Credentials of engine options (domain/secrets/secret-options.ts), should options ever be
+  // logged: they never are today, and are stored sealed. A trailing wildcard only: intermediate
+  // ones make pino walk the objects of every log line.
+  ...[...SECRET_OPTION_KEYS].flatMap((key) => [key, `*.${key}`]),
 ];
 
 const SENSITIVE_QUERY = /^(api[-_]?key|x-api-key|key|token|access_token|secret)$/i;

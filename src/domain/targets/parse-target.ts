@@ -31,7 +31,19 @@ export type ParseTargetResult = { ok: true; target: ScanTarget } | { ok: false; 
 /** "Max length 2048" for any target. */
 export const MAX_TARGET_LENGTH = 2048;
 
-const ALL_TARGET_TYPES: readonly TargetType[] = ['host', 'url', 'domain', 'ip', 'network', 'image'];
+export const ALL_TARGET_TYPES: readonly TargetType[] = [
+  'host',
+  'url',
+  'domain',
+  'ip',
+  'network',
+  'image',
+];
+
+/** Whether `value` names a target type at all (an unknown one is INVALID_FIELD_VALUE). */
+export function isTargetType(value: unknown): value is TargetType {
+  return ALL_TARGET_TYPES.some((type) => type === value);
+}
 
 type Parsed =
   | { ok: true; host: string | null; hostIsAddress: boolean }

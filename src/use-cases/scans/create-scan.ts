@@ -4,7 +4,8 @@
  * stores nothing.
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, formatErrorMessage } from '../../domain/errors.js';
+import { maskSecretOptions, SECRET_MASK } from '../../domain/secrets/secret-options.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
@@ -16,8 +17,10 @@ import type {
   TargetResolver,
   WorkerDirectory,
 } from '../ports/scans.js';
+import type { SecretBox } from '../ports/secrets.js';
 import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
 import type { WebhookUrlChecker } from '../ports/webhooks.js';
+import { optionsToStore } from '../secrets/option-secrets.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
 import { type ValidScanRequest, validateScanRequest } from './validate-scan-request.js';
 
@@ -53,24 +56,31 @@ export interface CreateScanDeps {
   readonly randomBytes: RandomBytes;
   readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly templates: TemplateStore;
+  /** Seals the credentials of the options before the scan is stored. */
+  readonly secrets: SecretBox;
   /** Decides the quota month of a new scan. */
   readonly clock: Clock;
 }
+
+const MISSING_SCAN_TYPE = formatErrorMessage('MISSING_REQUIRED_FIELD', { field: 'scanType' });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A scan from a template (decisions.md): each top-level field of the request replaces the
- * template's, except `options`, merged key by key with the request's keys winning.
+ * template's, except `options`, merged key by key with the request's keys winning. The
+ * template's credentials take part as shown (`********`); the stored ones replace the masks after
+ * validation.
  */
 function mergeWithTemplate(body: Record<string, unknown>, template: TemplateRecord) {
   const given = (field: string) => body[field] !== undefined && body[field] !== null;
   const requestOptions = given('options') ? body.options : undefined;
+  const templateOptions = maskSecretOptions({ ...template.options });
   const options =
     requestOptions === undefined
-      ? { ...template.options }
+      ? templateOptions
       : typeof requestOptions === 'object' && !Array.isArray(requestOptions)
-        ? { ...template.options, ...(requestOptions as Record<string, unknown>) }
+        ? { ...templateOptions, ...(requestOptions as Record<string, unknown>) }
         : requestOptions;
   return {
     scanType: template.scanType,
@@ -114,14 +124,34 @@ export async function createScan(
       allowPrivateTargets: deps.allowPrivateTargets,
     },
   );
+  const templateMissing = typeof templateId === 'string' && template === null;
   if (!check.ok) {
+    // With a templateId, scanType may be omitted (decisions.md): the template is resolved before
+    // scanType is required, so a template that is not found (unknown, another tenant's) is the
+    // answer, not the scanType it would have given.
+    if (templateMissing && check.error.message === MISSING_SCAN_TYPE) {
+      throw new ApiError('TEMPLATE_NOT_FOUND');
+    }
     throw check.error;
   }
   // The last of the field codes (decisions.md, step 6).
-  if (typeof templateId === 'string' && template === null) {
+  if (templateMissing) {
     throw new ApiError('TEMPLATE_NOT_FOUND');
   }
   const request = check.request;
+  // Credentials are stored sealed; `********` keeps the template's at the same place.
+  const options = optionsToStore(
+    deps.secrets,
+    caller.tenantId,
+    request.options,
+    template?.options ?? {},
+  );
+  if (!options.ok) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: options.field,
+      reason: `${SECRET_MASK} stands for the template's value, and it has none`,
+    });
+  }
   if (request.callbackUrl !== null) {
     const callback = await deps.urls.check(request.callbackUrl);
     if (!callback.ok) {
@@ -158,7 +188,7 @@ export async function createScan(
     targetType: request.target.type,
     priority: request.priority,
     tags: request.tags,
-    options: request.options,
+    options: options.options,
     config: request.config,
     timeoutSeconds: request.timeoutSeconds,
     assetId: request.assetId,

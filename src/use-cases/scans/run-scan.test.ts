@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { engineTarget, fakeScanRecord } from '../../../test/support/engine-runs.js';
+import { createSecretBox, secretsKeyId } from '../../adapters/secrets/secret-box.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { TargetType } from '../../domain/targets/target.js';
 import type { EngineName } from '../../engines/engine.js';
@@ -23,6 +24,8 @@ function refusal(message: string) {
  * Runs `record` with a resolver answering `check` (keeping each host it was asked about) and a
  * runner that keeps each request.
  */
+const WORKER_KEY = Buffer.alloc(32, 1);
+
 async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets = false) {
   const requests: EngineRunRequest[] = [];
   const checked: Array<string | null> = [];
@@ -39,7 +42,12 @@ async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets =
     },
   };
   const result = await runScan(
-    { runners: new Map([[record.scanType, runner]]), resolver, allowPrivateTargets },
+    {
+      runners: new Map([[record.scanType, runner]]),
+      resolver,
+      allowPrivateTargets,
+      secrets: createSecretBox(WORKER_KEY),
+    },
     record,
     new AbortController().signal,
     () => {},
@@ -103,5 +111,49 @@ describe('runScan: image registries', () => {
     const hub = await run(scan('alpine:3.19', 'image', 'trivy'), { ok: true, addresses: [] });
     expect(hub.checked).toEqual([]);
     expect(hub.result.ending).toEqual({ kind: 'completed' });
+  });
+});
+
+describe('runScan: credentials at rest', () => {
+  const auth = (password: string) => ({
+    authentication: {
+      type: 'form',
+      loginUrl: 'https://app.example/login',
+      usernameField: 'user',
+      passwordField: 'pass',
+      username: 'alice',
+      password,
+    },
+  });
+  const zapScan = (password: string) =>
+    fakeScanRecord(
+      ENGINES.zap,
+      engineTarget(ENGINES.zap, 'https://app.example/', 'url'),
+      auth(password),
+    );
+  const public_ = { ok: true, addresses: ['203.0.113.30'] } as const;
+
+  it('hands the scanner the credential opened, while the scan record keeps it sealed', async () => {
+    const record = zapScan('');
+    const sealed = createSecretBox(WORKER_KEY).seal('hunter2', record.tenantId);
+    const { result, requests } = await run({ ...record, options: auth(sealed) }, public_);
+    expect(result.ending).toEqual({ kind: 'completed' });
+    expect(requests[0]?.options).toMatchObject(auth('hunter2'));
+    expect(requests[0]?.scan.options).toEqual(auth(sealed));
+  });
+
+  it('fails with ENGINE_ERROR naming the key, and starts nothing, when no key opens it', async () => {
+    const otherKey = Buffer.alloc(32, 9);
+    const record = zapScan('');
+    const sealed = createSecretBox(otherKey).seal('hunter2', record.tenantId);
+    const { result, requests } = await run({ ...record, options: auth(sealed) }, public_);
+    expect(result.ending).toEqual({
+      kind: 'failed',
+      error: {
+        code: 'ENGINE_ERROR',
+        message: `The scan cannot start: a stored credential cannot be decrypted: it was sealed with key ${secretsKeyId(otherKey)}, which is neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS`,
+      },
+    });
+    expect(requests).toEqual([]);
   });
 });

@@ -23,11 +23,27 @@ import { ENGINES } from '../../engines/registry.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
 import type { EngineRunner } from '../ports/engine-runs.js';
 import type { TargetResolver } from '../ports/scans.js';
+import { type SecretBox, SecretUnreadableError } from '../ports/secrets.js';
+import { openedOptions } from '../secrets/option-secrets.js';
 
 export interface RunScanDeps {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly resolver: TargetResolver;
   readonly allowPrivateTargets: PrivateTargetPolicy;
+  /** Opens the stored credentials of the options, here only, for the scanner. */
+  readonly secrets: SecretBox;
+}
+
+/** The scan's options with its credentials in clear, or why they cannot be opened. */
+function openOptions(secrets: SecretBox, scan: ScanRecord): Record<string, unknown> | string {
+  try {
+    return openedOptions(secrets, scan.tenantId, { ...scan.options });
+  } catch (error) {
+    if (error instanceof SecretUnreadableError) {
+      return error.message;
+    }
+    throw error;
+  }
 }
 
 export interface ScanRunResult {
@@ -65,8 +81,12 @@ export async function runScan(
   if (engine === null || runner === undefined) {
     return failed(scan.scanType, 'ENGINE_ERROR', `This worker cannot run ${scan.scanType} scans`);
   }
+  const opened = openOptions(deps.secrets, scan);
+  if (typeof opened === 'string') {
+    return failed(engine.name, 'ENGINE_ERROR', `The scan cannot start: ${opened}`);
+  }
   const target = parseTarget(scan.target, scan.targetType, engine.targetTypes);
-  const options = checkEngineOptions(engine, scan.options);
+  const options = checkEngineOptions(engine, opened);
   if (!target.ok || !options.ok) {
     const why = !target.ok ? target.reason : options.ok ? '' : options.error.message;
     return failed(

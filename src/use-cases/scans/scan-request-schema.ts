@@ -52,7 +52,8 @@ export const OptionsSchema = Type.Object(
   {},
   {
     additionalProperties: true,
-    description: "Engine options (see GET /api/v1/engines for each engine's schema)",
+    description:
+      "Engine options (see GET /api/v1/engines for each engine's schema). Credentials (password, headerValue, cookieValue) are stored encrypted and shown as ********; sending ******** back keeps the stored value (a template's, on PATCH or when a scan starts from it)",
   },
 );
 
@@ -89,7 +90,6 @@ const scanRequestFields = {
     orNull(
       Type.String({
         enum: ['host', 'url', 'domain', 'ip', 'network', 'image'],
-        'x-error-code': 'INVALID_TARGET',
         description: 'Inferred from the target when omitted; image only for trivy',
       }),
     ),

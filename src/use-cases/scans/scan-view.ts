@@ -1,10 +1,11 @@
 /**
  * Scans and findings as the API shows them. The creation answer has exactly the specification's
  * fields; the detail record adds decisions.md's. Secret option values (credentials ZAP logs in
- * with) are never shown: they are replaced by `********`.
+ * with) are never shown: they are replaced by `********` (domain/secrets/secret-options.ts).
  */
 import type { Finding } from '../../domain/findings/finding.js';
 import { durationMs, type ScanRecord } from '../../domain/scans/scan.js';
+import { maskSecretOptions } from '../../domain/secrets/secret-options.js';
 import type { SentinelRunView } from '../ports/scans.js';
 
 export interface ScanCreatedView {
@@ -38,24 +39,6 @@ export function toScanCreatedView(
   };
 }
 
-/** Option keys, anywhere in the options tree, whose values are credentials. */
-const SECRET_OPTION_KEYS = new Set(['password', 'headerValue', 'cookieValue']);
-
-function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map(maskSecrets);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [
-        key,
-        SECRET_OPTION_KEYS.has(key) && typeof inner === 'string' ? '********' : maskSecrets(inner),
-      ]),
-    );
-  }
-  return value;
-}
-
 /** The sentinel part of a scan as the API shows it (detail and results), as the store reads it. */
 export type SentinelView = SentinelRunView;
 
@@ -64,7 +47,7 @@ export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | n
   return {
     ...toScanCreatedView(scan, null),
     targetType: scan.targetType,
-    options: maskSecrets(scan.options) as Record<string, unknown>,
+    options: maskSecretOptions({ ...scan.options }),
     config: { ...scan.config },
     timeout: scan.timeoutSeconds,
     assetId: scan.assetId,

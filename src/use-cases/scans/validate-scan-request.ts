@@ -13,7 +13,7 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import { DEFAULT_PRIORITY, isPriority, type Priority } from '../../domain/scans/priority.js';
-import { parseTarget } from '../../domain/targets/parse-target.js';
+import { ALL_TARGET_TYPES, isTargetType, parseTarget } from '../../domain/targets/parse-target.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { targetRefusal } from '../../domain/targets/refused-ranges.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
@@ -78,6 +78,18 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   const badPriority = firstWith(checked.values, 'INVALID_PRIORITY');
   if (badPriority !== null) {
     return fail(badPriority);
+  }
+  // An unknown targetType is an unknown enum value (INVALID_FIELD_VALUE, decisions.md); the target
+  // cannot be judged against it, so it is answered at INVALID_TARGET's turn. INVALID_TARGET stays
+  // for a known type that does not match the target or the engine.
+  const givenType = input.targetType ?? undefined;
+  if (givenType !== undefined && !isTargetType(givenType)) {
+    return fail(
+      new ApiError('INVALID_FIELD_VALUE', {
+        field: 'targetType',
+        reason: `${givenType} is not one of ${ALL_TARGET_TYPES.join(', ')}`,
+      }),
+    );
   }
   const parsed = parseTarget(
     input.target,

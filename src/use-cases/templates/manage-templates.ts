@@ -1,8 +1,11 @@
 /** Scan templates: create, list, get, patch, delete (each behind its scope, by the route). */
 import { ApiError } from '../../domain/errors.js';
+import { maskSecretOptions, SECRET_MASK } from '../../domain/secrets/secret-options.js';
 import type { IdSource, Page } from '../ports/common.js';
-import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
+import type { SecretBox } from '../ports/secrets.js';
+import type { TemplateFields, TemplateRecord, TemplateStore } from '../ports/templates.js';
 import { pagination } from '../scans/scan-view.js';
+import { optionsToStore } from '../secrets/option-secrets.js';
 import { templateFieldsFrom } from './validate-template.js';
 
 export function toTemplateView(template: TemplateRecord) {
@@ -11,7 +14,8 @@ export function toTemplateView(template: TemplateRecord) {
     name: template.name,
     description: template.description,
     scanType: template.scanType,
-    options: { ...template.options },
+    // Credentials are never shown (as a scan's): `********`, which a PATCH may send back.
+    options: maskSecretOptions({ ...template.options }),
     config: { ...template.config },
     priority: template.priority,
     tags: [...template.tags],
@@ -23,17 +27,38 @@ export function toTemplateView(template: TemplateRecord) {
 
 const duplicate = (name: string) => new ApiError('DUPLICATE_TEMPLATE_NAME', { value: name });
 
+/**
+ * The fields to store: credentials sealed, and each one sent as `********` replaced by the one
+ * `stored` holds at the same place (none stored there: INVALID_FIELD_VALUE).
+ */
+function sealedFields(
+  secrets: SecretBox,
+  tenantId: string,
+  fields: TemplateFields,
+  stored: TemplateRecord['options'],
+): TemplateFields {
+  const options = optionsToStore(secrets, tenantId, { ...fields.options }, stored);
+  if (!options.ok) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: options.field,
+      reason: `${SECRET_MASK} stands for the stored value, and none is stored`,
+    });
+  }
+  return { ...fields, options: options.options };
+}
+
 export async function createTemplate(
   deps: {
     readonly templates: TemplateStore;
     readonly ids: IdSource;
+    readonly secrets: SecretBox;
     /** TENANT_MAX_TEMPLATES: templates one tenant may have. */
     readonly maxTemplates: number;
   },
   tenantId: string,
   body: unknown,
 ) {
-  const fields = templateFieldsFrom(body, null);
+  const fields = sealedFields(deps.secrets, tenantId, templateFieldsFrom(body, null), {});
   const created = await deps.templates.insert(
     { ...fields, id: deps.ids.uuid(), tenantId },
     deps.maxTemplates,
@@ -75,9 +100,16 @@ export async function patchTemplate(
   tenantId: string,
   id: string,
   body: unknown,
+  secrets: SecretBox,
 ) {
   const current = await existing(templates, tenantId, id);
-  const fields = templateFieldsFrom(body, current);
+  // The stored options are validated as shown (masked): options left out keep their credentials.
+  const fields = sealedFields(
+    secrets,
+    tenantId,
+    templateFieldsFrom(body, { ...current, options: maskSecretOptions(current.options) }),
+    current.options,
+  );
   const updated = await templates.update(tenantId, id, fields);
   if (updated === 'duplicate-name') {
     throw duplicate(fields.name);

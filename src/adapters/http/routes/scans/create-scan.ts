@@ -55,6 +55,7 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
           randomBytes: deps.randomBytes,
           allowPrivateTargets: deps.config.allowPrivateTargets,
           templates: deps.templates,
+          secrets: deps.secrets,
           clock: deps.clock,
         },
         {

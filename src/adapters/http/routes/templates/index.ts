@@ -86,6 +86,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
         {
           templates: deps.templates,
           ids: deps.ids,
+          secrets: deps.secrets,
           maxTemplates: deps.config.tenantLimits.maxTemplates,
         },
         tenantCaller(request).tenantId,
@@ -170,6 +171,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
         tenantCaller(request).tenantId,
         request.params.templateId,
         request.body,
+        deps.secrets,
       ),
     }),
   );
