@@ -35,9 +35,13 @@ import { moveCtes } from './scan-moves.js';
  * FOR UPDATE cannot share a query level, so each tenant's head is locked (SKIP LOCKED) in a
  * LATERAL subquery and the turns are numbered one level up.
  *
- * Lock order: a claim takes tenant rows before any scan row it might wait for (it waits for none:
- * SKIP LOCKED); finish-scan's complete-and-claim takes them before the scans it completes, and
- * suspending a tenant takes the tenant row before the scans it stops.
+ * Lock order: tenant rows before scan rows, everywhere. A claim takes all its tenant rows before
+ * any scan row (SKIP LOCKED rows it then skips may stay locked: a row queued in its snapshot but
+ * claimed since is locked, rechecked and left out, and its lock is kept to the end of the
+ * statement); finish-scan's complete-and-claim takes them before the scans it completes, and
+ * suspending a tenant takes the tenant row before the scans it stops. A claim that waited for a
+ * tenant row while holding a scan row deadlocked with a complete-and-claim (measured: bench/
+ * fair-claims.ts hit `deadlock detected` every few seconds until the tenant rows were gated).
  */
 /**
  * The first CTEs of a claim: `claim_heads` (the tenants with queued scans of these engines, by a
@@ -106,7 +110,10 @@ export function claimCtes(
         - (l.scans_claimed - (select t.scans_claimed from tenants t where t.id = l.id))${freed}
         as room
     from claim_tenants l
-    where l.status = 'active'
+    -- Every tenant row is locked before the first LATERAL below locks a scan row: a CTE is read
+    -- row by row, and a claim holding a scan row while it waits for a tenant row deadlocks
+    -- with a complete-and-claim holding that tenant and waiting for that scan row.
+    where l.status = 'active' and (select count(*) from claim_tenants) >= 0
   ),
   claim_candidates as materialized (
     select c.id, c.tenant_id, c.priority_rank, c.seq, r.last_claimed_at
