@@ -131,9 +131,10 @@ export async function benchDispatch(): Promise<{ p50: number; p99: number; scans
 
 async function seedScans(database: ReturnType<typeof connectPostgres>, count: number) {
   const tenantId = randomUUID();
-  await sql`insert into tenants (id, monthly_scan_quota) values (${tenantId}, 1000000)`.execute(
-    database.db,
-  );
+  // One tenant whose cap on running scans (fair claims) is above the 8 workers' slots: this
+  // measures the claim, not the cap.
+  await sql`insert into tenants (id, monthly_scan_quota, max_running_scans)
+    values (${tenantId}, 1000000, 10000)`.execute(database.db);
   await sql`
     insert into scans (id, tenant_id, scan_type, name, target, target_type, priority,
                        priority_rank, status, options, timeout_seconds)

@@ -17,6 +17,9 @@
  * growth (bench/correlation.ts), and instructions counted under callgrind, on which the linear
  * growth is judged (bench/correlation-instructions.ts; BENCH_INSTRUCTIONS=0 skips it).
  *
+ * Then (issue 20 a, scan half): tenant B's 201 → running latency while tenant A floods the queue,
+ * next to the same without the flood (bench/fair-claims.ts).
+ *
  * Then (issue 18): the scanner sandbox's cost per scan start, `nmap --version` in a workspace bare
  * and through bwrap, setpriv and prlimit (bench/sandbox-start.ts; skipped without the sandbox).
  *
@@ -39,6 +42,7 @@ import {
   type InstructionResult,
   reportCorrelationInstructions,
 } from './correlation-instructions.js';
+import { benchFairClaims, describeFairClaims } from './fair-claims.js';
 import { benchFairDeliveries, describeFairDeliveries } from './fair-deliveries.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
@@ -240,6 +244,9 @@ async function main() {
     const summary = report(results);
     const scans = await benchCreateScans(admin, schema, postgres, helloWorld);
     const queue = await benchQueue();
+    console.log('\nfair claims (issue 20 a): tenant B while tenant A floods the queue…');
+    const fairClaims = await benchFairClaims();
+    console.log(describeFairClaims(fairClaims));
     const parsers = benchParsers();
     reportParsers(parsers);
     // In a fresh process with --expose-gc: the earlier stages leave a large heap behind, and the
@@ -271,6 +278,7 @@ async function main() {
           results,
           scans,
           queue,
+          fairClaims,
           parsers,
           correlation,
           instructions,

@@ -8,6 +8,7 @@ import {
   asCidr,
   type PrivateTargetPolicy,
 } from '../domain/targets/private-target-policy.js';
+import { MAX_RUNNING_SCANS_CAP } from '../domain/tenants/running-scans-cap.js';
 
 export interface Config {
   readonly port: number;
@@ -53,6 +54,8 @@ export interface Config {
   /** The nftables table (family inet) holding the scanner user's egress rules (SCANNER_EGRESS_TABLE). */
   readonly scannerEgressTable: string;
   readonly defaultMonthlyScanQuota: number;
+  /** Running scans a tenant may have at once unless an admin set its own cap. */
+  readonly tenantMaxRunningScans: number;
   readonly trustedProxies: readonly string[];
   readonly authFailuresPerMinute: number;
   /** Per-tenant caps and the dashboard-token request budget (TENANT_MAX_*, TENANT_TOKEN_*). */
@@ -368,6 +371,7 @@ export function loadConfig(env: Env): Config {
     scannerSandbox: scannerSandbox(env),
     scannerEgressTable: egressTable(env),
     defaultMonthlyScanQuota: integer(env, 'DEFAULT_MONTHLY_SCAN_QUOTA', 1000, 0, 10_000_000),
+    tenantMaxRunningScans: integer(env, 'TENANT_MAX_RUNNING_SCANS', 4, 1, MAX_RUNNING_SCANS_CAP),
     trustedProxies: Object.freeze(trustedProxies(env)),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 1_000_000),
     tenantLimits: Object.freeze({

@@ -84,6 +84,7 @@ export async function startWorkers(options: {
         allowPrivateTargets: config.allowPrivateTargets,
         concurrency: config.workerConcurrency,
         leaseMs: config.workerLeaseMs,
+        tenantMaxRunningScans: config.tenantMaxRunningScans,
         pollMs: WORKER_POLL_MS,
         logger: options.logger,
         parents,

@@ -33,7 +33,7 @@ import {
   touchWorker,
   unregisterWorker,
 } from '../adapters/db/workers.repository.js';
-import { claimScans } from '../adapters/queue/claim-scans.js';
+import { claimScans, DEFAULT_TENANT_MAX_RUNNING_SCANS } from '../adapters/queue/claim-scans.js';
 import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
 import { renewLeases } from '../adapters/queue/renew-leases.js';
 import { returnScans } from '../adapters/queue/return-scans.js';
@@ -69,6 +69,11 @@ export interface ScanWorkerOptions {
   readonly parents: ParentScanHooks;
   /** Called after a scan's end was recorded (its events are in the outbox). */
   readonly onScanEnded?: () => void;
+  /**
+   * The running scans a tenant may have at once unless an admin set its own cap
+   * (TENANT_MAX_RUNNING_SCANS; default DEFAULT_TENANT_MAX_RUNNING_SCANS).
+   */
+  readonly tenantMaxRunningScans?: number;
 }
 
 /** Whether a worker can take work now, and why not when it cannot (for /readyz). */
@@ -101,6 +106,13 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   let claiming = false;
   let again = false;
   let claimFailure: string | null = null;
+  const tenantMaxRunningScans = options.tenantMaxRunningScans ?? DEFAULT_TENANT_MAX_RUNNING_SCANS;
+  const claimOf = (limit: number) => ({
+    engines,
+    limit,
+    leaseMs: options.leaseMs,
+    tenantMaxRunningScans,
+  });
 
   const sandboxedEngines = engines.filter((name) => options.runners.get(name)?.sandboxed === true);
   await registerWorker(db, {
@@ -127,7 +139,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         if (free <= 0) {
           break;
         }
-        const scans = await claimScans(database, id, engines, free, options.leaseMs);
+        const scans = await claimScans(database, id, claimOf(free));
         claimFailure = null;
         outage.succeeded();
         for (const scan of scans) {
@@ -174,7 +186,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
         claiming = true;
         claimedWithFinish = true;
-        return { engines, limit: options.concurrency - running.size + 1, leaseMs: options.leaseMs };
+        return claimOf(options.concurrency - running.size + 1);
       },
       // The finish is retried without it: claim rounds go on meanwhile.
       claimDropped: endClaim,

@@ -94,6 +94,7 @@ describe('admin routes', () => {
       id: victim,
       status: 'suspended',
       monthlyScanQuota: 1000,
+      maxRunningScans: null,
     });
     const viaKey = await ctx.app.request('/api/v1/engines', {
       headers: { 'x-api-key': key.rawKey },
@@ -119,7 +120,12 @@ describe('admin routes', () => {
       json: { monthlyScanQuota: 0 },
     });
     expect(quota.status).toBe(200);
-    expect(quota.body.data.tenant).toEqual({ id: tenantId, status: 'active', monthlyScanQuota: 0 });
+    expect(quota.body.data.tenant).toEqual({
+      id: tenantId,
+      status: 'active',
+      monthlyScanQuota: 0,
+      maxRunningScans: null,
+    });
     const bad = await ctx.app.request(`/api/v1/admin/tenants/${tenantId}/quota`, {
       method: 'PUT',
       headers: bearer(admin),
@@ -141,5 +147,40 @@ describe('admin routes', () => {
         code: 'TENANT_NOT_FOUND',
       });
     }
+  });
+
+  it("set a tenant's cap on running scans, back to the default with null; bad values answer 400", async () => {
+    const path = `/api/v1/admin/tenants/${tenantId}/max-running-scans`;
+    const put = (auth: string, json: unknown) =>
+      ctx.app.request(path, { method: 'PUT', headers: bearer(auth), json });
+    const set = await put(admin, { maxRunningScans: 7 });
+    expect(set.status).toBe(200);
+    expect(set.body.data.tenant).toMatchObject({ id: tenantId, maxRunningScans: 7 });
+    // The cap shows in every answer with the tenant's record.
+    const suspended = await post(`/api/v1/admin/tenants/${tenantId}/suspend`, admin);
+    expect(suspended.body.data.tenant.maxRunningScans).toBe(7);
+    await post(`/api/v1/admin/tenants/${tenantId}/reinstate`, admin);
+    const reset = await put(admin, { maxRunningScans: null });
+    expect(reset.status).toBe(200);
+    expect(reset.body.data.tenant.maxRunningScans).toBeNull();
+    for (const value of [0, -1, 10_001, 2.5]) {
+      const bad = await put(admin, { maxRunningScans: value });
+      expect(bad.status).toBe(400);
+      expect(bad.body.success).toBe(false);
+      expect(bad.body.code).toMatch(/^INVALID_FIELD_(VALUE|TYPE)$/);
+    }
+    const missing = await put(admin, {});
+    expect(missing.body).toEqual({
+      success: false,
+      error: 'Missing required field: maxRunningScans',
+      code: 'MISSING_REQUIRED_FIELD',
+    });
+    expect((await put(token, { maxRunningScans: 3 })).body.code).toBe('ADMIN_REQUIRED');
+    const unknown = await ctx.app.request(
+      `/api/v1/admin/tenants/${randomUUID()}/max-running-scans`,
+      { method: 'PUT', headers: bearer(admin), json: { maxRunningScans: 3 } },
+    );
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('TENANT_NOT_FOUND');
   });
 });

@@ -198,7 +198,12 @@ describe('batched finishes of several workers', () => {
     const workers = ['w1', 'w2', 'w3'];
     const running: string[] = [];
     for (const worker of workers) {
-      const [scan] = await claimScans(database.handle, worker, ['nmap'], 1, 60_000);
+      const [scan] = await claimScans(database.handle, worker, {
+        engines: ['nmap'],
+        limit: 1,
+        leaseMs: 60_000,
+        tenantMaxRunningScans: 4,
+      });
       running.push(scan?.id ?? '');
     }
     expect(running).toEqual(queueOrder.slice(0, 3));
@@ -215,7 +220,13 @@ describe('batched finishes of several workers', () => {
           running[index] ?? '',
           { kind: 'completed' },
           { findings: [], summary: emptySummary(), riskScore: 0 },
-          { engines: ['nmap'], limit: limits[index] ?? 1, leaseMs: 60_000 },
+          // A cap above the scans this tenant runs here: the test is of the batch, not the cap.
+          {
+            engines: ['nmap'],
+            limit: limits[index] ?? 1,
+            leaseMs: 60_000,
+            tenantMaxRunningScans: 10,
+          },
         ),
       ),
     );

@@ -151,6 +151,11 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'tenant',
     body: { monthlyScanQuota: 5 },
   },
+  'PUT /api/v1/admin/tenants/:tenantId/max-running-scans': {
+    auth: 'admin',
+    resource: 'tenant',
+    body: { maxRunningScans: 8 },
+  },
 };
 
 type Access<A extends RouteAccess['auth']> = Extract<RouteAccess, { auth: A }>;

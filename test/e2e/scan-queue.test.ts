@@ -213,7 +213,14 @@ describe('leases', () => {
       );
 
     expect(
-      (await claimScans(database.handle, 'ghost-1', ['nmap'], 1, 60_000)).map((s) => s.id),
+      (
+        await claimScans(database.handle, 'ghost-1', {
+          engines: ['nmap'],
+          limit: 1,
+          leaseMs: 60_000,
+          tenantMaxRunningScans: 4,
+        })
+      ).map((s) => s.id),
     ).toEqual([id]);
     expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 0 });
     await expire();
@@ -221,7 +228,14 @@ describe('leases', () => {
     expect(await scanRow(id)).toMatchObject({ status: 'queued', attempts: 1 });
 
     expect(
-      (await claimScans(database.handle, 'ghost-2', ['nmap'], 1, 60_000)).map((s) => s.id),
+      (
+        await claimScans(database.handle, 'ghost-2', {
+          engines: ['nmap'],
+          limit: 1,
+          leaseMs: 60_000,
+          tenantMaxRunningScans: 4,
+        })
+      ).map((s) => s.id),
     ).toEqual([id]);
     await expire();
     expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 1 });

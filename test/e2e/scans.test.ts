@@ -43,7 +43,13 @@ const resolver = {
   },
 };
 const ctx = useTestApp(
-  { WORKERS: '1', WORKER_CONCURRENCY: '8', WORKER_SHUTDOWN_GRACE_MS: '100' },
+  {
+    WORKERS: '1',
+    WORKER_CONCURRENCY: '8',
+    WORKER_SHUTDOWN_GRACE_MS: '100',
+    // The held engine keeps scans of one tenant running across tests: its cap matches the slots.
+    TENANT_MAX_RUNNING_SCANS: '8',
+  },
   {
     engineRunners: new Map([['nmap', held.engine]]),
     resolver,

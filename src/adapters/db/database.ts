@@ -28,6 +28,9 @@ export interface TenantsTable {
   id: string;
   status: 'active' | 'suspended';
   monthly_scan_quota: number;
+  max_running_scans: ColumnType<number | null, number | null | undefined, number | null>;
+  scans_claimed: ColumnType<string, never, never>;
+  last_claimed_at: ColumnType<Date | null, never, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,14 +1,23 @@
 import type { Kysely } from 'kysely';
 import type { Tenant, TenantStore } from '../../use-cases/ports/tenants.js';
+import { stopTenantScans } from '../queue/stop-tenant-scans.js';
 import type { Database, TenantRow } from './database.js';
+import { notify, QUEUE_CHANNEL } from './scan-rows.js';
 
-function toTenant(row: Pick<TenantRow, 'id' | 'status' | 'monthly_scan_quota'>): Tenant {
-  return { id: row.id, status: row.status, monthlyScanQuota: row.monthly_scan_quota };
+function toTenant(
+  row: Pick<TenantRow, 'id' | 'status' | 'monthly_scan_quota' | 'max_running_scans'>,
+): Tenant {
+  return {
+    id: row.id,
+    status: row.status,
+    monthlyScanQuota: row.monthly_scan_quota,
+    maxRunningScans: row.max_running_scans,
+  };
 }
 
 /** Tenants in PostgreSQL / PGlite. */
 export function createTenantStore(db: Kysely<Database>): TenantStore {
-  const columns = ['id', 'status', 'monthly_scan_quota'] as const;
+  const columns = ['id', 'status', 'monthly_scan_quota', 'max_running_scans'] as const;
   return {
     async ensure(id, monthlyScanQuota) {
       const existing = await db
@@ -39,14 +48,26 @@ export function createTenantStore(db: Kysely<Database>): TenantStore {
         .executeTakeFirst();
       return row ? toTenant(row) : null;
     },
+    // Suspending stops the tenant's running scans in the same transaction, after its row (the
+    // order is explained in stop-tenant-scans.ts); reinstating wakes the workers for its queue.
     async setStatus(id, status) {
-      const row = await db
-        .updateTable('tenants')
-        .set({ status, updated_at: new Date() })
-        .where('id', '=', id)
-        .returning(columns)
-        .executeTakeFirst();
-      return row ? toTenant(row) : null;
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('tenants')
+          .set({ status, updated_at: new Date() })
+          .where('id', '=', id)
+          .returning(columns)
+          .executeTakeFirst();
+        if (row === undefined) {
+          return null;
+        }
+        if (status === 'suspended') {
+          await stopTenantScans(trx, id);
+        } else {
+          await notify(trx, QUEUE_CHANNEL);
+        }
+        return toTenant(row);
+      });
     },
     async setQuota(id, monthlyScanQuota) {
       const row = await db
@@ -56,6 +77,22 @@ export function createTenantStore(db: Kysely<Database>): TenantStore {
         .returning(columns)
         .executeTakeFirst();
       return row ? toTenant(row) : null;
+    },
+    // A higher cap may let queued scans start: the workers are woken.
+    async setMaxRunningScans(id, maxRunningScans) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('tenants')
+          .set({ max_running_scans: maxRunningScans, updated_at: new Date() })
+          .where('id', '=', id)
+          .returning(columns)
+          .executeTakeFirst();
+        if (row === undefined) {
+          return null;
+        }
+        await notify(trx, QUEUE_CHANNEL);
+        return toTenant(row);
+      });
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Ends a scan a worker ran: stores its findings and the summary, and lands the run's ending on the
  * row as the status machine decides (decideFinish), in one transaction: a scan the worker holds
- * completes or fails, one cancelled meanwhile keeps its status and gets the findings collected so
- * far (partial results), one whose lease went to another worker is left alone.
+ * completes or fails, one cancelled meanwhile (or failed by its tenant's suspension) keeps its
+ * status and gets the findings collected so far (partial results), one whose lease went to
+ * another worker is left alone.
  */
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
@@ -15,7 +16,7 @@ import type { DatabaseHandle } from '../db/connect.js';
 import { insertFindings } from '../db/findings.repository.js';
 import { createKeyedBatcher, type KeyedBatcher } from '../db/keyed-batcher.js';
 import { type Db, type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
-import { type ClaimRequest, claimCtes } from './claim-scans.js';
+import { type ClaimRequest, claimCtes, claimLockCtes } from './claim-scans.js';
 import { moveCtes, moveScan, NOW } from './scan-moves.js';
 
 export interface ScanResults {
@@ -24,8 +25,11 @@ export interface ScanResults {
   readonly riskScore: number;
 }
 
-/** What happened: `finished` (moved), `kept-cancelled` (partial results stored), `lost`. */
-export type FinishOutcome = 'finished' | 'kept-cancelled' | 'lost';
+/**
+ * What happened: `finished` (moved), `kept-ended` (ended meanwhile by a cancel or the kill switch:
+ * partial results stored), `lost`.
+ */
+export type FinishOutcome = 'finished' | 'kept-ended' | 'lost';
 
 /**
  * Ends a scan and, when `next` asks for it, claims the worker's next scans in the same statement
@@ -48,12 +52,15 @@ export async function finishScan(
 ): Promise<{ readonly outcome: FinishOutcome; readonly claimed: ScanRecord[] }> {
   const fast = results.findings.length === 0 && ending.kind === 'completed';
   if (fast && next !== null && next.limit > 0) {
-    const done = await finishesOf(database).submit(`${next.leaseMs} ${next.engines.join(' ')}`, {
-      scanId,
-      workerId,
-      summary: JSON.stringify(results.summary),
-      next,
-    });
+    const done = await finishesOf(database).submit(
+      `${next.leaseMs} ${next.tenantMaxRunningScans} ${next.engines.join(' ')}`,
+      {
+        scanId,
+        workerId,
+        summary: JSON.stringify(results.summary),
+        next,
+      },
+    );
     if (done.moved) {
       return { outcome: 'finished', claimed: done.claimed };
     }
@@ -95,12 +102,17 @@ interface FastFinishDone {
  * Completes the scans of `$1` held by the workers of `$2` (same positions) with the summaries of
  * `$3`, and claims up to `limit` queued scans for the leases listed in `$4` (a worker id once per
  * scan it asks for; the n-th claimed scan goes to the n-th entry), each leased for `$5` ms, with
- * the scan.completed and scan.started events. The queue order (priority, then first in) is kept
- * across the batch: the n-th claimed scan is the n-th of the queue.
+ * the scan.completed and scan.started events. The claim order (claim-scans.ts) is kept across the
+ * batch: the n-th claimed scan is the n-th the claim chose. The slots of the scans completed here
+ * count as free for their tenants' caps.
  */
-function completeAndClaimSql(engines: readonly string[], limit: number): string {
-  return `with done as (
+function completeAndClaimSql(request: ClaimRequest): string {
+  // The tenants' rows are locked (claimLockCtes) before the scans this statement completes:
+  // `done` waits for `claim_tenants`, so the lock order is the claim's (claim-scans.ts).
+  return `with ${claimLockCtes(request)},
+  done as (
     select * from unnest($1::uuid[], $2::text[], $3::text[]) as d(id, owner, summary)
+    where (select count(*) from claim_tenants) >= 0
   ),
   ${moveCtes('moved', 'complete', {
     set: [
@@ -116,7 +128,7 @@ function completeAndClaimSql(engines: readonly string[], limit: number): string 
     where: ['scans.id = done.id', 'scans.lease_owner = done.owner'],
     returns: 'event',
   })},
-  ${claimCtes(engines, limit, '$4', '$5', true)}
+  ${claimCtes(request, '$4', '$5', { ownerPerScan: true, freed: 'moved' })}
   select m.moved_ids, claimed.* from (select array_agg(id)::text[] as moved_ids from moved) m
   left join claimed on true`;
 }
@@ -178,8 +190,8 @@ async function completeAndClaim(
   const rows = await database.prepared<
     ScanColumnsRow & { moved_ids: string[] | null; lease_owner: string | null }
   >({
-    name: `rampart_complete_claim_${leases.length}_${first.next.engines.join('_')}`,
-    text: completeAndClaimSql(first.next.engines, leases.length),
+    name: `rampart_complete_claim_${leases.length}_${first.next.tenantMaxRunningScans}_${first.next.engines.join('_')}`,
+    text: completeAndClaimSql({ ...first.next, limit: leases.length }),
     values: [
       batch.map((finish) => finish.scanId),
       batch.map((finish) => finish.workerId),
@@ -277,10 +289,10 @@ async function finishLocked(
     }
     const scan = { id: scanId, tenantId: current.tenant_id, scanType: current.scan_type };
     await insertFindings(trx, scan, results.findings);
-    if (decision.kind === 'keep-cancelled') {
+    if (decision.kind === 'keep-ended') {
       // Not a status write: the counts of the partial results, and the lease let go.
       await trx.updateTable('scans').set(countsOf(results)).where('id', '=', scanId).execute();
-      return 'kept-cancelled';
+      return 'kept-ended';
     }
     if (!(await move(trx, workerId, scanId, decision, results))) {
       throw new Error(`scan ${scanId} could not be moved after its row was locked`);

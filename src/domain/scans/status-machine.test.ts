@@ -84,7 +84,16 @@ describe('decideFinish', () => {
     'keeps a cancelled scan cancelled whatever the run did (%o)',
     (ending) => {
       expect(decideFinish({ status: 'cancelled', leaseHeld: true }, ending)).toEqual({
-        kind: 'keep-cancelled',
+        kind: 'keep-ended',
+      });
+    },
+  );
+
+  it.each<RunEnding>([{ kind: 'completed' }, { kind: 'cancelled' }, failed])(
+    'keeps a scan failed while the worker held it (a suspended tenant) failed (%o)',
+    (ending) => {
+      expect(decideFinish({ status: 'failed', leaseHeld: true }, ending)).toEqual({
+        kind: 'keep-ended',
       });
     },
   );
@@ -94,7 +103,7 @@ describe('decideFinish', () => {
     expect(decideFinish({ status: 'running', leaseHeld: false }, { kind: 'completed' }).kind).toBe(
       'lost',
     );
-    for (const status of ['queued', 'completed', 'failed'] as const) {
+    for (const status of ['queued', 'completed'] as const) {
       expect(decideFinish({ status, leaseHeld: true }, { kind: 'completed' }).kind).toBe('lost');
     }
   });

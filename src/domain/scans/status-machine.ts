@@ -4,6 +4,7 @@
  * `from` list as their WHERE clause), so no other code decides what a status may become.
  */
 
+import { formatErrorMessage } from '../errors.js';
 import type { ScanError } from './scan.js';
 
 export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -72,8 +73,12 @@ export type FinishDecision =
   /** The move to make, with the error a failed scan records. */
   | { readonly kind: 'complete' }
   | { readonly kind: 'fail'; readonly error: ScanError }
-  /** Cancelled meanwhile: the status stays, the findings so far are stored (partial results). */
-  | { readonly kind: 'keep-cancelled' }
+  /**
+   * Ended meanwhile by someone else while the worker held it (cancelled, or failed with
+   * TENANT_SUSPENDED by the kill switch): the status stays, the findings so far are stored
+   * (partial results) and the lease is let go.
+   */
+  | { readonly kind: 'keep-ended' }
   /** No longer this worker's scan (its lease went to another worker, or it is gone). */
   | { readonly kind: 'lost' };
 
@@ -84,9 +89,20 @@ export const INTERRUPTED: ScanError = {
 };
 
 /**
+ * The error of a running scan stopped by its tenant's suspension (the kill switch): the catalog's
+ * code and message.
+ */
+export const SUSPENDED: ScanError = {
+  code: 'TENANT_SUSPENDED',
+  message: formatErrorMessage('TENANT_SUSPENDED'),
+};
+
+/**
  * Decides how a run's end lands on its scan, given the row as the worker finds it (locked): a
- * scan the worker still holds completes or fails as its run did; a cancelled one keeps its status
- * and gets the partial findings; anything else is not the worker's any more.
+ * scan the worker still holds completes or fails as its run did; a cancelled one, or one failed
+ * while the worker held it (a suspended tenant's), keeps its status and gets the partial
+ * findings; anything else is not the worker's any more (a lost worker's scan is failed with its
+ * lease let go, so it is not held).
  */
 export function decideFinish(
   row: { readonly status: ScanStatus; readonly leaseHeld: boolean } | null,
@@ -95,8 +111,8 @@ export function decideFinish(
   if (row === null || !row.leaseHeld) {
     return { kind: 'lost' };
   }
-  if (row.status === 'cancelled') {
-    return { kind: 'keep-cancelled' };
+  if (row.status === 'cancelled' || row.status === 'failed') {
+    return { kind: 'keep-ended' };
   }
   if (!canMove(row.status, 'complete')) {
     return { kind: 'lost' };

@@ -1,7 +1,10 @@
 import { ApiError } from '../../domain/errors.js';
 import type { Tenant, TenantStore } from '../ports/tenants.js';
 
-/** Suspends or reinstates a tenant (admin); repeating either is harmless. */
+/**
+ * Suspends or reinstates a tenant (admin); repeating either is harmless. Suspending stops the
+ * tenant's running scans (failed, TENANT_SUSPENDED); its queued scans wait until it is reinstated.
+ */
 export async function setTenantStatus(
   tenants: TenantStore,
   tenantId: string,
@@ -21,6 +24,22 @@ export async function setTenantQuota(
   monthlyScanQuota: number,
 ): Promise<Tenant> {
   const tenant = await tenants.setQuota(tenantId, monthlyScanQuota);
+  if (!tenant) {
+    throw new ApiError('TENANT_NOT_FOUND');
+  }
+  return tenant;
+}
+
+/**
+ * Sets a tenant's cap on running scans (admin); null returns it to the service default
+ * (TENANT_MAX_RUNNING_SCANS).
+ */
+export async function setTenantMaxRunningScans(
+  tenants: TenantStore,
+  tenantId: string,
+  maxRunningScans: number | null,
+): Promise<Tenant> {
+  const tenant = await tenants.setMaxRunningScans(tenantId, maxRunningScans);
   if (!tenant) {
     throw new ApiError('TENANT_NOT_FOUND');
   }

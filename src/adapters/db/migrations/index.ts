@@ -5,6 +5,7 @@ import { migration0004 } from './0004-webhooks.js';
 import { migration0005 } from './0005-templates-and-usage.js';
 import { migration0006 } from './0006-sentinel.js';
 import { migration0007 } from './0007-sandboxed-engines.js';
+import { migration0008 } from './0008-fair-claims.js';
 import { migration0009 } from './0009-fair-deliveries.js';
 import { migration0011 } from './0011-findings-sarif-order.js';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
+  migration0008,
   migration0009,
   migration0011,
 ];

@@ -75,6 +75,10 @@ export const TenantView = Type.Object(
     id: Type.String({ format: 'uuid' }),
     status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
     monthlyScanQuota: Type.Integer(),
+    maxRunningScans: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Scans the tenant may have running at once (an extension); null: the service default, TENANT_MAX_RUNNING_SCANS',
+    }),
   },
   { $id: 'Tenant', additionalProperties: false },
 );

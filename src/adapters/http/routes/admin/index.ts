@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import { registerApiKeySuspension } from './api-key-suspension.js';
-import { registerTenantQuota, registerTenantSuspension } from './tenant-admin.js';
+import {
+  registerTenantMaxRunningScans,
+  registerTenantQuota,
+  registerTenantSuspension,
+} from './tenant-admin.js';
 
 /** Platform administration (JWT context, role admin). */
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerApiKeySuspension(app, deps);
   registerTenantSuspension(app, deps);
   registerTenantQuota(app, deps);
+  registerTenantMaxRunningScans(app, deps);
 }
