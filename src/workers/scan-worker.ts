@@ -35,7 +35,7 @@ import {
 } from '../adapters/db/workers.repository.js';
 import { claimScans, DEFAULT_TENANT_MAX_RUNNING_SCANS } from '../adapters/queue/claim-scans.js';
 import { reclaimLostScans } from '../adapters/queue/reclaim-lost-scans.js';
-import { renewLeases } from '../adapters/queue/renew-leases.js';
+import { renewLeases, unknownHeldScans } from '../adapters/queue/renew-leases.js';
 import { returnScans } from '../adapters/queue/return-scans.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { PrivateTargetPolicy } from '../domain/targets/private-target-policy.js';
@@ -104,6 +104,8 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   let claiming = false;
+  // Counts claims started, so the heartbeat can tell that none began while it looked (below).
+  let claimsStarted = 0;
   let again = false;
   let claimFailure: string | null = null;
   const tenantMaxRunningScans = options.tenantMaxRunningScans ?? DEFAULT_TENANT_MAX_RUNNING_SCANS;
@@ -132,6 +134,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       return;
     }
     claiming = true;
+    claimsStarted += 1;
     try {
       do {
         again = false;
@@ -185,6 +188,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
           return null;
         }
         claiming = true;
+        claimsStarted += 1;
         claimedWithFinish = true;
         return claimOf(options.concurrency - running.size + 1);
       },
@@ -228,11 +232,36 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       }
       await touchWorker(db, id);
+      await takeUpUnknownScans();
       outage.succeeded();
     } catch (error) {
       // During an outage the leases are not renewed; the first beat after it renews them (other
       // workers cut off the same way hold off reclaiming for a lease: housekeeping).
       outage.failed(error, 'heartbeat', { worker: id });
+    }
+  }
+
+  /**
+   * Runs the scans leased to this worker that it does not know it holds: a claim (or a
+   * finish-and-claim) that committed while its answer was lost to a cut connection. Only when no
+   * claim of this worker was under way from before the query to its answer, since a claim in
+   * flight holds scans its answer has not brought yet. The worker may then run more scans than its
+   * concurrency for a while (the claim that failed left their slots to later claims).
+   */
+  async function takeUpUnknownScans(): Promise<void> {
+    if (claiming || stopping) {
+      return;
+    }
+    const claimsBefore = claimsStarted;
+    const unknown = await unknownHeldScans(db, id, [...running.keys()]);
+    if (claiming || stopping || claimsStarted !== claimsBefore) {
+      return;
+    }
+    for (const scan of unknown) {
+      if (!running.has(scan.id)) {
+        log.warn({ scanId: scan.id }, 'running a scan claimed while the database answer was lost');
+        execute(scan);
+      }
     }
   }
 

@@ -12,6 +12,10 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/adapters/http/logger.js';
+import {
+  claimScans,
+  DEFAULT_TENANT_MAX_RUNNING_SCANS,
+} from '../../src/adapters/queue/claim-scans.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startWorkers } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
@@ -192,6 +196,37 @@ describe('a scan that ends while PostgreSQL refuses connections', () => {
     expect(lines(logs, 'database reachable again')).toHaveLength(1);
     expect(lines(logs, 'database reachable again')[0]?.awayMs).toBeGreaterThan(0);
     expect(logs.filter((line) => line.level >= 50)).toEqual([]);
+  });
+
+  it("runs a scan whose claim committed while the claim's answer was lost, once", async () => {
+    // Heartbeats every second (a third of the lease): the one after the outage finds the scan.
+    const { pg, app, key, held, runs, worker, logs } = await setUp({ leaseMs: 3_000 });
+    // The worker's path is down: the claim below stands for its own, committed in the database
+    // with its answer lost on the way back (what a cut right after COMMIT leaves).
+    pg.proxy.refuse();
+    const { id } = await createScan(app, key, { target: '203.0.113.12', scanType: 'nmap' });
+    const claimed = await claimScans(pg.direct, worker.id, {
+      engines: ['nmap'],
+      limit: 1,
+      leaseMs: 30_000,
+      tenantMaxRunningScans: DEFAULT_TENANT_MAX_RUNNING_SCANS,
+    });
+    expect(claimed.map((scan) => scan.id)).toEqual([id]);
+    expect(worker.running()).toEqual([]);
+
+    pg.proxy.accept();
+    // Its next heartbeat finds the scan leased to it and runs it.
+    await held.waitFor(id);
+    held.release(id, { findings: [draftFinding()] });
+    const row = await until(
+      () => scanRow(pg, id),
+      (current) => current.status !== 'running',
+    );
+    expect(row).toMatchObject({ status: 'completed', attempts: 1, findings: 1, started: 1 });
+    expect(runs.get(id)).toBe(1);
+    expect(lines(logs, 'running a scan claimed while the database answer was lost')).toHaveLength(
+      1,
+    );
   });
 
   it('records an engine that fails meanwhile as ENGINE_ERROR once the database is back', async () => {
