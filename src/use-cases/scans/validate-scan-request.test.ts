@@ -116,7 +116,7 @@ describe('validateScanRequest', () => {
     ],
     [{ target: '203.0.113.5', scanType: 'NMAP' }, 'INVALID_SCAN_TYPE'],
     [{ target: '203.0.113.5', scanType: 'nmap', priority: 'Normal' }, 'INVALID_PRIORITY'],
-    [{ target: '203.0.113.5', scanType: 'nmap', targetType: 'subnet' }, 'INVALID_TARGET'],
+    [{ target: '203.0.113.5', scanType: 'nmap', targetType: 'subnet' }, 'INVALID_FIELD_VALUE'],
     [{ target: 'example.com; rm -rf /', scanType: 'nmap' }, 'INVALID_TARGET'],
     [{ target: '--script=evil', scanType: 'nmap' }, 'INVALID_TARGET'],
     [{ target: '`id`.example.com', scanType: 'nmap' }, 'INVALID_TARGET'],
@@ -147,7 +147,7 @@ describe('validateScanRequest', () => {
     ],
     [
       { targetType: 'subnet' },
-      'Invalid target: targetType subnet is not one of host, url, domain, ip, network, image',
+      'Invalid value for field targetType: subnet is not one of host, url, domain, ip, network, image',
     ],
   ])('answers the limits of %j with their reason', (fields, message) => {
     const result = check({ target: '203.0.113.5', scanType: 'nmap', ...fields });
