@@ -265,6 +265,10 @@ interface ScanRow {
   readonly attempts: number;
   readonly created_at: Date;
   readonly completed_at: Date | null;
+  /** Who holds it and until when (read for the failure's story only). */
+  readonly lease_owner: string | null;
+  readonly lease_expires_at: Date | null;
+  readonly started_at: Date | null;
 }
 
 /** Terminates every backend of this test's processes; returns how many there were. */
@@ -279,7 +283,8 @@ async function terminateBackends(): Promise<number> {
 
 async function scanRows(ids: readonly string[]): Promise<ScanRow[]> {
   const { rows } = await admin.query<ScanRow>(
-    `select id, status, error_code, attempts, created_at, completed_at
+    `select id, status, error_code, attempts, created_at, completed_at, lease_owner,
+       lease_expires_at, started_at
        from ${SCHEMA}.scans where id = any($1::uuid[])`,
     [ids],
   );
@@ -769,6 +774,19 @@ describe('PostgreSQL faults under load', () => {
       ];
       return kinds.flatMap((kind) => (kind === null ? [] : [{ kind, example: id }]));
     });
+    // A scan that did not complete: what the workers said about it (for whoever reads the failure).
+    for (const id of new Set(scanProblems.map((problem) => problem.example))) {
+      const said = workers.flatMap(({ service }) =>
+        service.logs
+          .filter((line) => JSON.stringify(line).includes(id))
+          .map(
+            (line) =>
+              `${service.name} +${line.time - t0} ms ${line.msg} ${JSON.stringify(line.fields)}`,
+          ),
+      );
+      // biome-ignore lint/suspicious/noConsole: the story of a failure is the test's report too.
+      console.log(`scan ${id}: ${JSON.stringify(rowById.get(id))}\n  ${said.join('\n  ')}`);
+    }
     expect.soft(tally(scanProblems), `scans of ${outcome.scanIds.length} accepted`).toEqual({});
     const findingProblems = outcome.findings
       .filter((each) => each.answer !== '200' || each.count === 0)
