@@ -41,7 +41,13 @@ let server: Server;
 let port = 0;
 
 beforeAll(async () => {
-  key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
+  // Every test of the file polls with this key while a real nmap runs: the largest budget.
+  key = (
+    await createKey(ctx.app, await tokenFor(randomUUID()), {
+      rateLimitPerMinute: 1000,
+      rateLimitPerHour: 50_000,
+    })
+  ).rawKey;
   server = createServer((socket) => socket.end());
   await new Promise<void>((resolve) => server.listen(0, LISTEN, resolve));
   const address = server.address();

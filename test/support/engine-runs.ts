@@ -367,10 +367,22 @@ export interface LiveProcess {
   readonly pgid: number;
   /** The executable's name as the kernel shows it (`/proc/<pid>/stat`), e.g. `python3`. */
   readonly comm: string;
-  /** The command line, arguments separated by NUL. */
+  /** The command line, arguments separated by NUL ('' once the process has ended). */
   cmdline(): string;
-  /** The working directory. */
+  /** The working directory ('' once the process has ended). */
   cwd(): string;
+}
+
+/** What `read` reads from /proc, or '' when the process ended meanwhile (its entry is gone). */
+function whileAlive(read: () => string): string {
+  try {
+    return read();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return '';
+    }
+    throw error;
+  }
 }
 
 /**
@@ -393,8 +405,8 @@ export function liveProcesses(wanted: (proc: LiveProcess) => boolean): LiveProce
         ppid: Number(ppid),
         pgid: Number(pgid),
         comm,
-        cmdline: () => readFileSync(`/proc/${entry}/cmdline`, 'utf8'),
-        cwd: () => readlinkSync(`/proc/${entry}/cwd`),
+        cmdline: () => whileAlive(() => readFileSync(`/proc/${entry}/cmdline`, 'utf8')),
+        cwd: () => whileAlive(() => readlinkSync(`/proc/${entry}/cwd`)),
       };
       if (state !== 'Z' && wanted(proc)) {
         found.push(proc);
