@@ -21,111 +21,56 @@ import { Logger, run as runGraphile } from 'graphile-worker';
 import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
-import { signToken } from '../src/adapters/auth-tokens/jwt.js';
 import { connectPostgres } from '../src/adapters/db/connect.js';
 import { migrate } from '../src/adapters/db/migrate.js';
 import { createSecretBox } from '../src/adapters/secrets/secret-box.js';
-import { loadConfig } from '../src/config/load-config.js';
 import type { DraftFinding } from '../src/domain/findings/finding.js';
-import { composeApp } from '../src/main/compose.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
 import type { EngineRunner } from '../src/use-cases/ports/engine-runs.js';
 import { startScanWorker } from '../src/workers/scan-worker.js';
+import { DATABASE_URL, withSchema } from './support/database.js';
+import type { LatencyFigures } from './support/latency.js';
+import {
+  createBenchKey,
+  createToRunning,
+  seedQueuedScans,
+  startBenchApp,
+} from './support/scans.js';
 
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const DISPATCH_SCANS = Number(process.env.BENCH_DISPATCH_SCANS ?? 500);
 const CLAIM_SCANS = Number(process.env.BENCH_CLAIM_SCANS ?? 20_000);
 const CLAIM_WORKERS = 8;
 const FINDING_SCANS = Number(process.env.BENCH_FINDING_SCANS ?? 2_000);
 const FINDINGS_PER_SCAN = 30;
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-};
-
-async function withSchema<T>(work: (schema: string) => Promise<T>): Promise<T> {
-  const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  try {
-    return await work(schema);
-  } finally {
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.end();
-  }
-}
-
-export async function benchDispatch(): Promise<{ p50: number; p99: number; scans: number }> {
+export async function benchDispatch(): Promise<LatencyFigures> {
   return withSchema(async (schema) => {
     const database = connectPostgres(DATABASE_URL, { schema });
     await migrate(database.db);
-    let started: (at: number) => void = () => {};
+    const clock = createToRunning();
     const instant: EngineRunner = {
       async run() {
-        started(performance.now());
+        clock.started();
         return { findings: [], warnings: [], ending: 'completed', message: null };
       },
     };
-    const config = loadConfig({
-      JWT_SECRET: SECRET,
+    const app = await startBenchApp(database, instant, {
       SECRETS_KEY: randomBytes(32).toString('base64'),
-      LOG_LEVEL: 'silent',
       WORKERS: '1',
       WORKER_CONCURRENCY: '2',
     });
-    const composed = await composeApp(config, {
-      database,
-      engineRunners: new Map([['nmap', instant]]),
-    });
-    await composed.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = composed.app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    const base = `http://127.0.0.1:${port}`;
-    const tenantId = randomUUID();
-    const token = await signToken(SECRET, { subject: 'bench', tenantId }, 3600);
-    const keyResponse = await fetch(`${base}/api/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', rateLimitPerMinute: 1000, rateLimitPerHour: 50000 }),
-    });
-    const key = ((await keyResponse.json()) as { data: { rawKey: string } }).data.rawKey;
-    const latencies: number[] = [];
     try {
-      for (let i = 0; i < DISPATCH_SCANS + 20; i += 1) {
-        const running = new Promise<number>((resolve) => {
-          started = resolve;
-        });
-        const response = await fetch(`${base}/api/v1/scans`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body: JSON.stringify({ target: '203.0.113.10', scanType: 'nmap' }),
-        });
-        await response.arrayBuffer();
-        const answered = performance.now();
-        if (response.status !== 201) {
-          throw new Error(`POST /api/v1/scans answered ${response.status}`);
-        }
-        const runningAt = await running;
-        // The first 20 warm the connections and the JIT.
-        if (i >= 20) {
-          // The worker may claim before the client has read the answer: that is 0 ms.
-          latencies.push(Math.max(0, runningAt - answered));
-        }
-        // Let the run finish so that the worker is idle again.
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      // After each scan the worker is idle again.
+      return await clock.measure(
+        app.base,
+        await createBenchKey(app.base),
+        { target: '203.0.113.10', scanType: 'nmap' },
+        DISPATCH_SCANS,
+      );
     } finally {
-      await composed.close();
+      await app.close();
       await database.close();
     }
-    return {
-      p50: Number(quantile(latencies, 0.5).toFixed(2)),
-      p99: Number(quantile(latencies, 0.99).toFixed(2)),
-      scans: latencies.length,
-    };
   });
 }
 
@@ -135,14 +80,11 @@ async function seedScans(database: ReturnType<typeof connectPostgres>, count: nu
   // measures the claim, not the cap.
   await sql`insert into tenants (id, monthly_scan_quota, max_running_scans)
     values (${tenantId}, 1000000, 10000)`.execute(database.db);
-  await sql`
-    insert into scans (id, tenant_id, scan_type, name, target, target_type, priority,
-                       priority_rank, status, options, timeout_seconds)
-    select gen_random_uuid(), ${tenantId}, 'nmap', 'bench', '203.0.113.10', 'ip', 'normal', 2,
-           'queued', '{}'::jsonb, 60
-    from generate_series(1, ${count})`.execute(database.db);
-  // A live queue has table statistics (autovacuum analyzes it); a bulk-seeded one must be told.
-  await sql`analyze scans`.execute(database.db);
+  await seedQueuedScans(database, tenantId, count, {
+    name: 'bench',
+    priority: 'normal',
+    timeoutSeconds: 60,
+  });
 }
 
 export function benchClaims(): Promise<{ scansPerSecond: number; scans: number }> {

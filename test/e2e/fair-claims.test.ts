@@ -7,22 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
-import { registerWorker } from '../../src/adapters/db/workers.repository.js';
-import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunner, EngineRunRequest } from '../../src/use-cases/ports/engine-runs.js';
-import { type ScanWorker, startScanWorker } from '../../src/workers/scan-worker.js';
+import type { ScanWorker } from '../../src/workers/scan-worker.js';
 import { heldEngine } from '../doubles/engines.js';
 import { BACKEND, createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { bearer, createKey, type TestApp, tokenFor } from '../support/harness.js';
+import { startQueueApp, startTestWorker } from '../support/queue.js';
 import { createScan } from '../support/scans.js';
-import { testSecretBox } from '../support/secrets.js';
 import { until } from '../support/until.js';
-
-const silent = pino({ level: 'silent' });
-const openResolver = { check: async () => ({ ok: true as const, addresses: [] }) };
 
 let database: TestDatabase;
 let app: TestApp;
@@ -31,15 +25,7 @@ const workers: ScanWorker[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // The API alone (WORKERS 0); each test starts its workers. A registered worker row that never
-  // claims stands for "a worker exists" so that creates are not answered 503.
-  app = await startApp(database.handle, { WORKER_SHUTDOWN_GRACE_MS: '100' });
-  await registerWorker(database.handle.db, {
-    id: 'standby',
-    engines: ['nmap'],
-    hostname: 'test',
-    pid: 1,
-  });
+  app = await startQueueApp(database);
   admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
 });
 
@@ -89,21 +75,7 @@ async function startWorkers(engine: EngineRunner, count: number, concurrency: nu
   for (let index = 0; index < count; index += 1) {
     const handle: DatabaseHandle =
       BACKEND === 'postgres' && index > 0 ? database.connectAgain() : database.handle;
-    workers.push(
-      await startScanWorker({
-        id: `fair-${index}-${randomUUID().slice(0, 8)}`,
-        database: handle,
-        runners: new Map([['nmap', engine]]),
-        resolver: openResolver,
-        secrets: testSecretBox(),
-        allowPrivateTargets: false,
-        concurrency,
-        leaseMs: 30_000,
-        pollMs: 60_000,
-        logger: silent,
-        parents: sentinelLifecycle(handle),
-      }),
-    );
+    workers.push(await startTestWorker(handle, engine, { name: `fair-${index}`, concurrency }));
   }
 }
 

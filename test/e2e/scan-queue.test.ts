@@ -8,15 +8,12 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
-import { registerWorker } from '../../src/adapters/db/workers.repository.js';
 import { claimScans } from '../../src/adapters/queue/claim-scans.js';
 import { reclaimLostScans } from '../../src/adapters/queue/reclaim-lost-scans.js';
-import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
-import { type ScanWorker, startScanWorker } from '../../src/workers/scan-worker.js';
+import type { ScanWorker } from '../../src/workers/scan-worker.js';
 import { heldEngine, instantEngine } from '../doubles/engines.js';
 import {
   BACKEND,
@@ -24,12 +21,9 @@ import {
   TEST_DATABASE_URL,
   type TestDatabase,
 } from '../support/database.js';
-import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
+import { createKey, type TestApp, tokenFor } from '../support/harness.js';
+import { startQueueApp, startTestWorker, type TestWorkerOptions } from '../support/queue.js';
 import { createScan, getScan, waitForStatus } from '../support/scans.js';
-import { testSecretBox } from '../support/secrets.js';
-
-const silent = pino({ level: 'silent' });
-const openResolver = { check: async () => ({ ok: true as const, addresses: [] }) };
 
 let database: TestDatabase;
 let app: TestApp;
@@ -37,15 +31,7 @@ let key = '';
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // The API alone (WORKERS 0); each test starts the workers it needs. A registered worker row
-  // that never claims stands for "a worker exists" so that creates are not answered 503.
-  app = await startApp(database.handle, { WORKER_SHUTDOWN_GRACE_MS: '100' });
-  await registerWorker(database.handle.db, {
-    id: 'standby',
-    engines: ['nmap'],
-    hostname: 'test',
-    pid: 1,
-  });
+  app = await startQueueApp(database);
   key = (
     await createKey(app, await tokenFor(randomUUID()), {
       rateLimitPerMinute: 1000,
@@ -61,26 +47,9 @@ afterAll(async () => {
 
 function worker(
   runner: EngineRunner,
-  options: {
-    concurrency?: number;
-    leaseMs?: number;
-    pollMs?: number;
-    handle?: DatabaseHandle;
-  } = {},
+  options: TestWorkerOptions & { handle?: DatabaseHandle } = {},
 ): Promise<ScanWorker> {
-  return startScanWorker({
-    id: `test-${randomUUID().slice(0, 8)}`,
-    database: options.handle ?? database.handle,
-    runners: new Map([['nmap', runner]]),
-    resolver: openResolver,
-    secrets: testSecretBox(),
-    allowPrivateTargets: false,
-    concurrency: options.concurrency ?? 1,
-    leaseMs: options.leaseMs ?? 30_000,
-    pollMs: options.pollMs ?? 60_000,
-    logger: silent,
-    parents: sentinelLifecycle(options.handle ?? database.handle),
-  });
+  return startTestWorker(options.handle ?? database.handle, runner, options);
 }
 
 async function drainQueue(): Promise<void> {
@@ -257,18 +226,10 @@ describe('leases', () => {
     const slow = await worker(held.engine, { leaseMs: 1_000 });
     // Another worker whose housekeeping reclaims expired leases; it runs another engine, so it
     // never claims this scan itself.
-    const housekeeper = await startScanWorker({
-      id: `housekeeper-${randomUUID().slice(0, 8)}`,
-      database: database.handle,
-      runners: new Map([['zap', instantEngine()]]),
-      resolver: openResolver,
-      secrets: testSecretBox(),
-      allowPrivateTargets: false,
-      concurrency: 1,
+    const housekeeper = await worker(instantEngine(), {
+      name: 'housekeeper',
+      engine: 'zap',
       leaseMs: 1_000,
-      pollMs: 60_000,
-      logger: silent,
-      parents: sentinelLifecycle(database.handle),
     });
     try {
       const { id } = await createScan(app, key, { target: '203.0.113.53', scanType: 'nmap' });

@@ -11,7 +11,6 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { openPglite } from '../../src/adapters/db/connect.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/main/compose.js';
 import { TEST_JWT_SECRET } from '../support/harness.js';
+import { freePort } from '../support/service-process.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const isRoot = process.getuid?.() === 0;
@@ -172,13 +172,7 @@ describe.skipIf(!isRoot)('start-up on a DATA_DIR it cannot use', () => {
 
 describe('start-up on a DATABASE_URL nobody listens at', () => {
   it('says it is unreachable, with the password hidden', async () => {
-    const closed = await new Promise<number>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
+    const closed = await freePort();
     const password = `pw-${process.pid}-secret`;
     const ended = await runEntryPoint('server', {
       DATABASE_URL: `postgres://rampart:${password}@127.0.0.1:${closed}/rampart`,

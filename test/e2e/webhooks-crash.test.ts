@@ -5,55 +5,20 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
-import { TEST_DATABASE_URL } from '../support/database.js';
+import { createServiceDatabase } from '../support/database.js';
 import { TEST_JWT_SECRET } from '../support/harness.js';
+import { freePort } from '../support/service-process.js';
+import { teardownAfterAll } from '../support/teardown.js';
 import { answerWith, startHttpsReceiver } from '../support/tls.js';
 
-const children: ChildProcess[] = [];
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterAll(async () => {
-  for (const child of children) {
-    child.kill('SIGKILL');
-  }
-  for (const cleanup of cleanups) {
-    await cleanup();
-  }
-});
-
-async function databaseEnv(): Promise<Record<string, string>> {
-  if (TEST_DATABASE_URL === null) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'rampart-crash-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    return { DATA_DIR: dataDir };
-  }
-  const schema = `crash_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL ?? '' });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
-  });
-  const separator = TEST_DATABASE_URL.includes('?') ? '&' : '?';
-  return {
-    DATABASE_URL: `${TEST_DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-  };
-}
+const teardown = teardownAfterAll();
 
 async function startService(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', new URL('../../src/main/server.ts', import.meta.url).pathname],
@@ -80,7 +45,7 @@ async function startService(
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-  children.push(child);
+  teardown.kill(child);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -118,9 +83,10 @@ describe('webhook delivery across a SIGKILL', () => {
     // The receiver holds every request unanswered, so the kill finds deliveries in flight (and
     // none failed: ten failures would disable the webhook, as the contract says).
     const receiver = await startHttpsReceiver(() => {});
-    cleanups.push(() => receiver.close());
-    const env = await databaseEnv();
-    const first = await startService(env);
+    teardown.add(() => receiver.close());
+    const database = await createServiceDatabase('crash');
+    teardown.add(() => database.destroy());
+    const first = await startService(database.env);
     const token = await signToken(
       TEST_JWT_SECRET,
       { subject: 'crash', tenantId: randomUUID() },
@@ -156,7 +122,7 @@ describe('webhook delivery across a SIGKILL', () => {
     await new Promise((resolve) => first.child.once('exit', resolve));
     const beforeRestart = receiver.requests.length;
     receiver.setHandler(answerWith(200));
-    await startService(env);
+    await startService(database.env);
 
     const delivered = () => {
       const seen = new Set<string>();

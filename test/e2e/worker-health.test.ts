@@ -8,24 +8,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProxiedPostgres } from '../support/proxied-postgres.js';
 import { TEST_SECRETS_KEY } from '../support/secrets.js';
+import { teardownAfterAll } from '../support/teardown.js';
 import { until } from '../support/until.js';
 
 const WORKER_SERVER = new URL('../../src/main/worker-server.ts', import.meta.url).pathname;
 
-const children: ChildProcess[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const child of children) {
-    child.kill('SIGKILL');
-  }
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup();
-  }
-});
+const teardown = teardownAfterAll();
 
 interface WorkerProcess {
   readonly child: ChildProcess;
@@ -48,7 +39,7 @@ async function startWorkerProcess(env: Record<string, string>): Promise<WorkerPr
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  children.push(child);
+  teardown.kill(child);
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer) => {
@@ -86,7 +77,7 @@ async function stopped(worker: WorkerProcess): Promise<number | null> {
 describe('npm run worker with WORKER_HEALTH_PORT', () => {
   it('answers /healthz, /readyz and unknown paths as the API does (embedded database)', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rampart-worker-health-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    teardown.add(() => rm(dataDir, { recursive: true, force: true }));
     const worker = await startWorkerProcess({ DATA_DIR: dataDir });
     expect(await worker.get('/healthz')).toEqual({
       status: 200,
@@ -105,7 +96,7 @@ describe('npm run worker with WORKER_HEALTH_PORT', () => {
 
   it('answers /readyz 503 while PostgreSQL is silent, and 200 once it is back', async () => {
     const database = await createProxiedPostgres();
-    cleanups.push(() => database.destroy());
+    teardown.add(() => database.destroy());
     const worker = await startWorkerProcess({
       DATABASE_URL: database.urlWithSchema,
       DATABASE_CONNECT_TIMEOUT_MS: '1000',

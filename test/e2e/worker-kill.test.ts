@@ -14,33 +14,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import { withScanWorkspace } from '../../src/adapters/process/scan-workspace.js';
 import { workspaceRoot } from '../../src/adapters/process/workspace-owners.js';
-import { TEST_DATABASE_URL } from '../support/database.js';
+import { createServiceDatabase, TEST_DATABASE_URL } from '../support/database.js';
 import { SCAN_ADDRESS, TEST_JWT_SECRET } from '../support/harness.js';
 import { TEST_SANDBOX } from '../support/sandbox.js';
 import { TEST_SECRETS_KEY } from '../support/secrets.js';
+import { freePort } from '../support/service-process.js';
+import { teardownAfterAll } from '../support/teardown.js';
 import { until } from '../support/until.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const children: ChildProcess[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const child of children) {
-    child.kill('SIGKILL');
-  }
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup();
-  }
-});
+const teardown = teardownAfterAll();
 
 interface Started {
   readonly child: ChildProcess;
@@ -67,7 +55,7 @@ async function start(
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  children.push(child);
+  teardown.kill(child);
   const logs: string[] = [];
   let partial = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -88,40 +76,6 @@ async function start(
   return { child, logs };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** Where this machine's database for the service processes is, as their environment says it. */
-async function databaseEnv(): Promise<Record<string, string>> {
-  if (TEST_DATABASE_URL === null) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-worker-kill-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    return { DATA_DIR: dataDir };
-  }
-  const schema = `kill_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL ?? '' });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
-  });
-  const separator = TEST_DATABASE_URL.includes('?') ? '&' : '?';
-  return {
-    DATABASE_URL: `${TEST_DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-  };
-}
-
 /**
  * The service as the test sees it: an API to create scans at, and a way to start a process that
  * runs workers with `env` (the API process itself on the embedded database).
@@ -133,20 +87,21 @@ interface Service {
 }
 
 async function startService(): Promise<Service> {
-  const database = await databaseEnv();
+  const database = await createServiceDatabase('kill');
+  teardown.add(() => database.destroy());
   const port = String(await freePort());
   const url = `http://127.0.0.1:${port}`;
   if (TEST_DATABASE_URL === null) {
     return {
       url,
-      startWorker: (env) => start('server', { ...database, PORT: port, WORKERS: '1', ...env }),
+      startWorker: (env) => start('server', { ...database.env, PORT: port, WORKERS: '1', ...env }),
       stopApi: async () => {},
     };
   }
-  const api = await start('server', { ...database, PORT: port, WORKERS: '0' });
+  const api = await start('server', { ...database.env, PORT: port, WORKERS: '0' });
   return {
     url,
-    startWorker: (env) => start('worker-server', { ...database, ...env }),
+    startWorker: (env) => start('worker-server', { ...database.env, ...env }),
     stopApi: () => stop(api.child),
   };
 }
@@ -241,7 +196,7 @@ let service: Service;
 
 beforeAll(async () => {
   service = await startService();
-  cleanups.push(() => service.stopApi());
+  teardown.add(() => service.stopApi());
 }, 90_000);
 
 const sandboxed = TEST_SANDBOX !== null;

@@ -4,6 +4,9 @@
  * and files never see each other's rows.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import {
   connectPglite,
@@ -59,6 +62,47 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async destroy() {
       await handle.close();
       await pglite.close();
+    },
+  };
+}
+
+/** A database for spawned service processes, as their environment names it. */
+export interface ServiceDatabase {
+  /** DATA_DIR (the embedded database) or DATABASE_URL (a schema of its own as search_path). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Removes the directory or drops the schema; the processes must be gone. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * An empty database for `npm start` / `npm run worker` processes, on the suite's backend: a new
+ * DATA_DIR, or a new schema in RAMPART_TEST_DATABASE_URL. The processes migrate it as they start.
+ * `name` (lower case letters) marks the directory and the schema.
+ */
+export async function createServiceDatabase(name: string): Promise<ServiceDatabase> {
+  if (TEST_DATABASE_URL === null) {
+    const dataDir = await mkdtemp(join(tmpdir(), `rampart-${name}-`));
+    return {
+      env: { DATA_DIR: dataDir },
+      destroy: () => rm(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const url = TEST_DATABASE_URL;
+  const schema = `${name}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const separator = url.includes('?') ? '&' : '?';
+  return {
+    env: {
+      DATABASE_URL: `${url}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    },
+    async destroy() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
     },
   };
 }
