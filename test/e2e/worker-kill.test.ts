@@ -13,7 +13,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
@@ -30,6 +31,13 @@ import { until } from '../support/until.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const teardown = teardownAfterAll();
 
+// The workers of this file, and this file's own process, keep their workspaces under a TMPDIR of
+// their own: a worker any other test file starts meanwhile removes the workspaces of gone
+// processes under its TMPDIR, and must not take the killed worker's before the restart here does.
+const TMPDIR = mkdtempSync(join(tmpdir(), 'rampart-worker-kill-'));
+process.env.TMPDIR = TMPDIR;
+teardown.add(() => rmSync(TMPDIR, { recursive: true, force: true }));
+
 interface Started {
   readonly child: ChildProcess;
   readonly logs: string[];
@@ -44,6 +52,7 @@ async function start(
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
+      TMPDIR,
       JWT_SECRET: TEST_JWT_SECRET,
       SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'info',
