@@ -10,6 +10,8 @@ import {
   type DatabaseTimeouts,
   DEFAULT_DATABASE_TIMEOUTS,
   poolForKysely,
+  poolQuery,
+  readTimeoutMs,
 } from './pg-pool.js';
 import { PgliteDialect, withPgliteLock } from './pglite-dialect.js';
 
@@ -54,21 +56,28 @@ export function connectPostgres(
 ): DatabaseHandle {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   const pool = createPgPool(databaseUrl, { ...options, timeouts });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolForKysely(pool) }) });
+  const readTimeout = readTimeoutMs(timeouts.statementTimeoutMs);
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: poolForKysely(pool, readTimeout) }),
+  });
   const listener = createPgListener(databaseUrl, options.schema, timeouts);
   return {
     db,
     kind: 'postgres',
     listen: (channel, onNotify) => listener.listen(channel, onNotify),
     async prepared<R>(query: PreparedQuery) {
-      const result = await pool.query({
-        name: query.name,
-        text: query.text,
-        values: [...query.values],
-      });
+      const result = await poolQuery(
+        pool,
+        { name: query.name, text: query.text, values: [...query.values] },
+        readTimeout,
+      );
       return result.rows as R[];
     },
-    health: () => answersWithin(() => pool.query('select 1'), timeouts.connectTimeoutMs),
+    health: () =>
+      answersWithin(
+        () => poolQuery(pool, { text: 'select 1' }, readTimeout),
+        timeouts.connectTimeoutMs,
+      ),
     close: async () => {
       await listener.close();
       await db.destroy();

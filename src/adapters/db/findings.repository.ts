@@ -135,11 +135,59 @@ export async function insertFindings(
  */
 export type FindingOrder = 'severity' | 'sarif';
 
-// What an export reads of a finding: everything but `raw` and the correlation columns, which
-// neither file carries (a finding's raw scanner output may be large).
-const EXPORT_COLUMNS = FINDING_COLUMNS.filter(
-  (column) => !['raw', 'sources', 'correlated_by', 'risk'].includes(column),
-) as Exclude<(typeof FINDING_COLUMNS)[number], 'raw' | 'sources' | 'correlated_by' | 'risk'>[];
+// What an export reads of a finding: what the files carry. Not `raw`, `evidence` and the
+// correlation columns, which neither file carries (a finding's raw output and evidence may be
+// large); the text arrays as JSON, which the driver parses with `JSON.parse` instead of its
+// text-array parser (a few hundred bytes of garbage an array, 300,000 arrays in 100,000
+// findings).
+const EXPORT_COLUMNS = [
+  'id',
+  'scan_id',
+  'engine',
+  'rule_id',
+  'title',
+  'severity',
+  'tool_severity',
+  'category',
+  'host',
+  'port',
+  'protocol',
+  'url',
+  'description',
+  'remediation',
+  'fingerprint',
+  'created_at',
+] as const;
+
+type ExportRow = Pick<FindingRow, (typeof EXPORT_COLUMNS)[number]> & {
+  readonly cve: unknown;
+  readonly cwe: unknown;
+  readonly refs: unknown;
+};
+
+/** A finding as an export reads it: no raw output, evidence or correlation. */
+function toExportFinding(row: ExportRow): Finding {
+  return {
+    id: row.id,
+    scanId: row.scan_id,
+    engine: row.engine,
+    ruleId: row.rule_id,
+    title: row.title,
+    severity: row.severity as Severity,
+    toolSeverity: row.tool_severity,
+    category: row.category,
+    location: { host: row.host, port: row.port, protocol: row.protocol, url: row.url },
+    identifiers: { cve: json<string[]>(row.cve), cwe: json<string[]>(row.cwe) },
+    description: row.description,
+    evidence: null,
+    remediation: row.remediation,
+    references: json<string[]>(row.refs),
+    fingerprint: row.fingerprint,
+    raw: null,
+    createdAt: row.created_at,
+    correlation: null,
+  };
+}
 
 /** Where a page ends: the keyset of the next page's query. */
 interface PageEnd {
@@ -167,37 +215,74 @@ function orderOf(order: FindingOrder) {
     : sql`severity_rank, rule_id collate "C", fingerprint collate "C", id`;
 }
 
+/** One page's query: the rows after a condition, in an order, at most a page of them. */
+type ReadPage<Row> = (
+  condition: ReturnType<typeof after>,
+  orderBy: ReturnType<typeof orderOf>,
+) => Promise<Row[]>;
+
 /**
  * Pages of rows by keyset pagination: each page is one short indexed query that starts after the
  * last row of the page before, so memory holds one page whatever the size of the result, no
- * connection is held between pages, and no page costs more than the first.
+ * connection is held between pages, and no page costs more than the first. Only the mapped page
+ * outlives its query (the driver's rows are not kept while the page is being used).
  */
 async function* keysetPages<Row extends PageEnd, T>(
-  read: (
-    condition: ReturnType<typeof after>,
-    orderBy: ReturnType<typeof orderOf>,
-  ) => Promise<Row[]>,
+  read: ReadPage<Row>,
   order: FindingOrder,
   pageSize: number,
   map: (row: Row) => T,
 ): AsyncGenerator<T[]> {
   let last: PageEnd | null = null;
   for (;;) {
-    const rows = await read(after(order, last), orderOf(order));
-    if (rows.length === 0) {
+    const page: KeysetPage<T> = await nextPage(read, order, last, map);
+    if (page.items.length === 0) {
       return;
     }
-    yield rows.map(map);
-    if (rows.length < pageSize) {
+    last = page.last;
+    yield page.items;
+    if (page.items.length < pageSize) {
       return;
     }
-    last = rows[rows.length - 1] ?? null;
   }
+}
+
+interface KeysetPage<T> {
+  readonly items: T[];
+  /** The keyset of the page's last row (null for an empty page). */
+  readonly last: PageEnd | null;
+}
+
+/** One page: its rows mapped, and where it ends (the rows themselves are not kept). */
+async function nextPage<Row extends PageEnd, T>(
+  read: ReadPage<Row>,
+  order: FindingOrder,
+  last: PageEnd | null,
+  map: (row: Row) => T,
+): Promise<KeysetPage<T>> {
+  const rows = await read(after(order, last), orderOf(order));
+  const end = rows[rows.length - 1];
+  return {
+    items: rows.map(map),
+    last:
+      end === undefined
+        ? null
+        : {
+            severity_rank: end.severity_rank,
+            seq: end.seq,
+            rule_id: end.rule_id,
+            fingerprint: end.fingerprint,
+            id: end.id,
+          },
+  };
 }
 
 const PAGE_END_COLUMNS = ['severity_rank', 'seq', 'rule_id', 'fingerprint', 'id'] as const;
 
-/** A scan's findings in `order`, `pageSize` at a time, without raw scanner output and correlation. */
+/**
+ * A scan's findings in `order`, `pageSize` at a time, without raw scanner output, evidence and
+ * correlation.
+ */
 export function readFindingPages(
   db: Kysely<Database>,
   tenantId: string,
@@ -211,10 +296,9 @@ export function readFindingPages(
         .selectFrom('findings')
         .select([...EXPORT_COLUMNS, ...PAGE_END_COLUMNS])
         .select([
-          sql<null>`null`.as('raw'),
-          sql<null>`null`.as('sources'),
-          sql<null>`null`.as('correlated_by'),
-          sql<null>`null`.as('risk'),
+          sql<unknown>`to_json(cve)`.as('cve'),
+          sql<unknown>`to_json(cwe)`.as('cwe'),
+          sql<unknown>`to_json(refs)`.as('refs'),
         ])
         .where('scan_id', '=', scanId)
         .where('tenant_id', '=', tenantId)
@@ -224,38 +308,57 @@ export function readFindingPages(
         .execute(),
     order,
     pageSize,
-    (row) => toFinding(row),
+    (row) => toExportFinding(row),
   );
 }
 
 /**
- * What the SARIF rules are made of, in SARIF result order, `pageSize` at a time: the rule id,
- * title, references and CWE/CVE ids of each finding, nothing else.
+ * What the SARIF rules of a scan are made of, one source a rule, computed by the database so that
+ * no finding crosses the wire for them: the title and references of the rule's first finding in
+ * SARIF result order (its most severe, then by fingerprint and id in code-point order), and every
+ * distinct CWE and CVE id of the rule's findings. Given to a `createSarifRuleCollector`, these
+ * give the rules that every finding in result order gives. The first finding of a rule is one
+ * probe of `findings_sarif_order` at the rule's most severe rank.
  */
-export function readRuleSourcePages(
+export async function readSarifRuleSources(
   db: Kysely<Database>,
   tenantId: string,
   scanId: string,
-  pageSize: number,
-): AsyncGenerator<SarifRuleSource[]> {
-  return keysetPages(
-    (condition, orderBy) =>
-      db
-        .selectFrom('findings')
-        .select([...PAGE_END_COLUMNS, 'title', 'refs', 'cve', 'cwe'])
-        .where('scan_id', '=', scanId)
-        .where('tenant_id', '=', tenantId)
-        .where(condition)
-        .orderBy(orderBy)
-        .limit(pageSize)
-        .execute(),
-    'sarif',
-    pageSize,
-    (row) => ({
-      ruleId: row.rule_id,
-      title: row.title,
-      references: row.refs,
-      identifiers: { cve: row.cve, cwe: row.cwe },
-    }),
-  );
+): Promise<SarifRuleSource[]> {
+  const { rows } = await sql<{
+    rule_id: string;
+    title: string;
+    refs: unknown;
+    cwe: unknown;
+    cve: unknown;
+  }>`
+    with rules as (
+      select f.rule_id, min(f.severity_rank) as severity_rank,
+        array_agg(distinct i.value) filter (where i.kind = 'cwe') as cwe,
+        array_agg(distinct i.value) filter (where i.kind = 'cve') as cve
+      from findings f
+      left join lateral (
+        select 'cwe' as kind, unnest(f.cwe) as value
+        union all
+        select 'cve', unnest(f.cve)
+      ) i on true
+      where f.scan_id = ${scanId} and f.tenant_id = ${tenantId}
+      group by f.rule_id
+    )
+    select r.rule_id, first.title, to_json(first.refs) as refs,
+      to_json(coalesce(r.cwe, '{}')) as cwe, to_json(coalesce(r.cve, '{}')) as cve
+    from rules r
+    cross join lateral (
+      select title, refs from findings
+      where scan_id = ${scanId} and tenant_id = ${tenantId}
+        and severity_rank = r.severity_rank and rule_id collate "C" = r.rule_id collate "C"
+      order by fingerprint collate "C", id
+      limit 1
+    ) first`.execute(db);
+  return rows.map((row) => ({
+    ruleId: row.rule_id,
+    title: row.title,
+    references: json<string[]>(row.refs),
+    identifiers: { cve: json<string[]>(row.cve), cwe: json<string[]>(row.cwe) },
+  }));
 }

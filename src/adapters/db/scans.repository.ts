@@ -11,7 +11,7 @@ import type { DatabaseHandle } from './connect.js';
 import {
   FINDING_COLUMNS,
   readFindingPages,
-  readRuleSourcePages,
+  readSarifRuleSources,
   toFinding,
 } from './findings.repository.js';
 import { createKeyedBatcher } from './keyed-batcher.js';
@@ -342,8 +342,8 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       return readFindingPages(db, tenantId, scanId, order, pageSize);
     },
 
-    ruleSourcePages(tenantId, scanId, pageSize) {
-      return readRuleSourcePages(db, tenantId, scanId, pageSize);
+    sarifRuleSources(tenantId, scanId) {
+      return readSarifRuleSources(db, tenantId, scanId);
     },
 
     async listFindings(tenantId, scanId, filter, page) {

@@ -441,10 +441,16 @@ export function renderSarif(input: RenderSarifInput): string {
   return `${JSON.stringify(buildSarifLog(input), null, 2)}\n`;
 }
 
-/** Where `runs[0].results` sits in the log: its items are indented by this many spaces. */
-const RESULT_INDENT = ' '.repeat(8);
+/**
+ * `runs[0].results` sits four levels deep in the log (`{` → `runs` → `{` → `results`), so its
+ * items are indented by eight spaces. Four nested arrays put them at the same depth:
+ * `JSON.stringify([[[[r1, r2]]]], null, 2)` is `WRAP_OPEN` + the items, each after
+ * `\n` + eight spaces and separated by commas, + `WRAP_CLOSE`, with every line indented as in
+ * the log, in one pass and without re-indenting each result's text.
+ */
+const WRAP_OPEN = '[\n  [\n    [\n      [';
+const WRAP_CLOSE = '\n      ]\n    ]\n  ]\n]';
 const EMPTY_RESULTS = '"results": []';
-
 export interface SarifWriter {
   /** Everything before the first result. */
   readonly head: string;
@@ -473,17 +479,20 @@ export function createSarifWriter(
   return {
     head,
     results(findings) {
-      let text = '';
-      for (const finding of findings) {
-        const result = buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1);
-        const json = JSON.stringify(result, null, 2).replaceAll('\n', `\n${RESULT_INDENT}`);
-        text += `${written === 0 ? '' : ','}\n${RESULT_INDENT}${json}`;
-        written++;
+      if (findings.length === 0) {
+        return '';
       }
+      const results = findings.map((finding) =>
+        buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1),
+      );
+      const json = JSON.stringify([[[results]]], null, 2);
+      const items = json.slice(WRAP_OPEN.length, json.length - WRAP_CLOSE.length);
+      const text = written === 0 ? items : `,${items}`;
+      written += findings.length;
       return text;
     },
     end() {
-      return written === 0 ? tail : `\n${RESULT_INDENT.slice(2)}${tail}`;
+      return written === 0 ? tail : `\n      ${tail}`;
     },
   };
 }

@@ -113,9 +113,10 @@ export interface ScanStore {
     page: Page | null,
   ): Promise<{ readonly findings: Finding[]; readonly total: number }>;
   /**
-   * All of a scan's findings, `pageSize` at a time, without `raw` and correlation data (what the
-   * SARIF and CSV files carry): 'severity' order is `listFindings`', 'sarif' order is
-   * `compareSarifResults`'. Each page is read when the previous one has been taken.
+   * All of a scan's findings, `pageSize` at a time, without `raw`, `evidence` and correlation
+   * data (which the SARIF and CSV files do not carry): 'severity' order is `listFindings`',
+   * 'sarif' order is `compareSarifResults`'. Each page is read when the previous one has been
+   * taken.
    */
   findingPages(
     tenantId: string,
@@ -123,12 +124,12 @@ export interface ScanStore {
     order: 'severity' | 'sarif',
     pageSize: number,
   ): AsyncIterable<Finding[]>;
-  /** What SARIF rules are made of (`SarifRuleSource`), in SARIF result order, a page at a time. */
-  ruleSourcePages(
-    tenantId: string,
-    scanId: string,
-    pageSize: number,
-  ): AsyncIterable<SarifRuleSource[]>;
+  /**
+   * What a scan's SARIF rules are made of, one `SarifRuleSource` a rule id: the title and
+   * references of the rule's first finding in SARIF result order, and every distinct CWE and CVE
+   * id of the rule's findings (what a `createSarifRuleCollector` keeps of all of them).
+   */
+  sarifRuleSources(tenantId: string, scanId: string): Promise<SarifRuleSource[]>;
 }
 
 /** Which engines some live worker can run now (the 503 check and GET /api/v1/engines). */

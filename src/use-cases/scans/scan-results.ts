@@ -75,8 +75,6 @@ export interface ResultsFile {
 
 /** Findings read per page of an export: a few hundred kilobytes of text at a time. */
 export const EXPORT_PAGE_SIZE = 500;
-/** The rules pass reads five short columns a finding: bigger pages, fewer round trips. */
-const RULE_PAGE_SIZE = 2000;
 // A page goes out in chunks of about 60 KB: below V8's regular object size (128 KB), so no chunk
 // lands in its large-object space, and the socket gets steady writes instead of one per page.
 const SARIF_RESULTS_PER_CHUNK = 50;
@@ -93,8 +91,8 @@ function* inParts<T>(items: readonly T[], size: number): Generator<readonly T[]>
  * The whole result as a SARIF 2.1.0 log or a CSV file, streamed: the body reads the findings a
  * page at a time as it is consumed, so memory holds one page (and, for SARIF, the rules) whatever
  * the number of findings. The bytes are those of `renderCsv` / `renderSarif` of every finding.
- * SARIF needs its rules before its results: they are collected in a first pass over the
- * findings before this returns, so a failure then is still an ordinary error answer.
+ * SARIF needs its rules before its results: the store computes what they are made of (one source
+ * a rule) before this returns, so a failure then is still an ordinary error answer.
  */
 export async function exportResults(
   scans: ScanStore,
@@ -121,9 +119,7 @@ export async function exportResults(
     };
   }
   const collector = createSarifRuleCollector();
-  for await (const page of scans.ruleSourcePages(tenantId, id, RULE_PAGE_SIZE)) {
-    collector.add(page);
-  }
+  collector.add(await scans.sarifRuleSources(tenantId, id));
   const writer = createSarifWriter(
     {
       scan: {
