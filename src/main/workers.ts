@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { readTimeoutMs } from '../adapters/db/pg-pool.js';
 import type { EngineAvailability } from '../adapters/http/app-deps.js';
 import { createProcessEngineRunner } from '../adapters/process/process-engine-runner.js';
 import type { Sandbox } from '../adapters/process/sandbox.js';
@@ -86,6 +87,9 @@ export async function startWorkers(options: {
         leaseMs: config.workerLeaseMs,
         tenantMaxRunningScans: config.tenantMaxRunningScans,
         pollMs: WORKER_POLL_MS,
+        // A statement the client gave up on commits within its statement timeout, if at all; with
+        // none, a lease is the longest any claim stays unknown (housekeeping reclaims it then).
+        claimSettleMs: readTimeoutMs(config.databaseStatementTimeoutMs) || config.workerLeaseMs,
         logger: options.logger,
         parents,
         ...(options.onScanEnded ? { onScanEnded: options.onScanEnded } : {}),

@@ -7,6 +7,10 @@
  * - Heartbeats renew the leases of its running scans; a scan it no longer holds (cancelled, or
  *   given to another worker after a lost lease) is aborted at once. A NOTIFY carries cancels to
  *   whichever worker runs the scan, so the process stops within the runner's kill grace.
+ * - A claim whose answer was lost (the connection cut or silent after the commit) gave this worker
+ *   scans it does not know it holds. After any claim that failed, each claim round first looks for
+ *   them (takeUpLostClaims) and runs them, until a look made `claimSettleMs` after the failure
+ *   found the claims of that time settled.
  * - Housekeeping puts the scans of silent workers back in the queue once, then fails them with
  *   WORKER_LOST, and asks `parents` to collect the parent scans nobody collected. For one lease
  *   after this process's own database outage it reclaims nothing: leases that ran out meanwhile
@@ -64,6 +68,11 @@ export interface ScanWorkerOptions {
   readonly leaseMs: number;
   /** The safety-net poll. */
   readonly pollMs: number;
+  /**
+   * How long after a claim failed on the client its statement may still commit on the server: the
+   * database's statement timeout and a margin (see takeUpLostClaims). Default: the lease.
+   */
+  readonly claimSettleMs?: number;
   readonly logger: Logger;
   /** What a child scan's parent does as the child moves (the sentinel lifecycle). */
   readonly parents: ParentScanHooks;
@@ -104,11 +113,12 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   let claiming = false;
-  // Counts claims started, so the heartbeat can tell that none began while it looked (below).
-  let claimsStarted = 0;
+  // When a claim last failed without an answer (null: every claim since was answered or settled).
+  let unsettledSince: number | null = null;
   let again = false;
   let claimFailure: string | null = null;
   const tenantMaxRunningScans = options.tenantMaxRunningScans ?? DEFAULT_TENANT_MAX_RUNNING_SCANS;
+  const claimSettleMs = options.claimSettleMs ?? options.leaseMs;
   const claimOf = (limit: number) => ({
     engines,
     limit,
@@ -134,8 +144,8 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       return;
     }
     claiming = true;
-    claimsStarted += 1;
     try {
+      await takeUpLostClaims();
       do {
         again = false;
         const free = options.concurrency - running.size;
@@ -154,6 +164,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       } while (again && !stopping);
     } catch (error) {
+      unsettledSince = Date.now();
       claimFailure = 'its last claim round could not reach the database';
       outage.failed(error, 'claiming scans', { worker: id });
     } finally {
@@ -188,12 +199,15 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
           return null;
         }
         claiming = true;
-        claimsStarted += 1;
         claimedWithFinish = true;
         return claimOf(options.concurrency - running.size + 1);
       },
-      // The finish is retried without it: claim rounds go on meanwhile.
-      claimDropped: endClaim,
+      // The finish is retried without it: claim rounds go on meanwhile, and look for what it may
+      // have claimed.
+      claimDropped: () => {
+        unsettledSince = Date.now();
+        endClaim();
+      },
       finished: (end) => {
         running.delete(scan.id);
         endClaim();
@@ -232,7 +246,6 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       }
       await touchWorker(db, id);
-      await takeUpUnknownScans();
       outage.succeeded();
     } catch (error) {
       // During an outage the leases are not renewed; the first beat after it renews them (other
@@ -243,25 +256,27 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
 
   /**
    * Runs the scans leased to this worker that it does not know it holds: a claim (or a
-   * finish-and-claim) that committed while its answer was lost to a cut connection. Only when no
-   * claim of this worker was under way from before the query to its answer, since a claim in
-   * flight holds scans its answer has not brought yet. The worker may then run more scans than its
-   * concurrency for a while (the claim that failed left their slots to later claims).
+   * finish-and-claim) that committed while its answer was lost to a cut or silent connection.
+   * Called by a claim round, which holds `claiming`: no other claim of this worker is under way, so
+   * every running scan leased to it and not in `running` is one of those. A statement the client
+   * gave up on may still commit on the server for up to the statement timeout, so the rounds go on
+   * looking until one looked `claimSettleMs` after the last failure. The worker may then run more
+   * scans than its concurrency for a while (the failed claim left their slots to later claims).
    */
-  async function takeUpUnknownScans(): Promise<void> {
-    if (claiming || stopping) {
+  async function takeUpLostClaims(): Promise<void> {
+    if (unsettledSince === null) {
       return;
     }
-    const claimsBefore = claimsStarted;
+    const lookedAt = Date.now();
     const unknown = await unknownHeldScans(db, id, [...running.keys()]);
-    if (claiming || stopping || claimsStarted !== claimsBefore) {
-      return;
-    }
     for (const scan of unknown) {
       if (!running.has(scan.id)) {
         log.warn({ scanId: scan.id }, 'running a scan claimed while the database answer was lost');
         execute(scan);
       }
+    }
+    if (unsettledSince !== null && lookedAt - unsettledSince >= claimSettleMs) {
+      unsettledSince = null;
     }
   }
 

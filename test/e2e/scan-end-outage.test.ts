@@ -199,10 +199,10 @@ describe('a scan that ends while PostgreSQL refuses connections', () => {
   });
 
   it("runs a scan whose claim committed while the claim's answer was lost, once", async () => {
-    // Heartbeats every second (a third of the lease): the one after the outage finds the scan.
-    const { pg, app, key, held, runs, worker, logs } = await setUp({ leaseMs: 3_000 });
-    // The worker's path is down: the claim below stands for its own, committed in the database
-    // with its answer lost on the way back (what a cut right after COMMIT leaves).
+    const { pg, app, key, held, runs, worker, logs } = await setUp({ leaseMs: 30_000 });
+    // The worker's path is down: its claim round fails, and the claim below stands for that
+    // round's statement, committed in the database with its answer lost on the way back (what a
+    // cut right after COMMIT leaves).
     pg.proxy.refuse();
     const { id } = await createScan(app, key, { target: '203.0.113.12', scanType: 'nmap' });
     const claimed = await claimScans(pg.direct, worker.id, {
@@ -212,11 +212,17 @@ describe('a scan that ends while PostgreSQL refuses connections', () => {
       tenantMaxRunningScans: DEFAULT_TENANT_MAX_RUNNING_SCANS,
     });
     expect(claimed.map((scan) => scan.id)).toEqual([id]);
+    worker.wake();
+    await until(
+      () => worker.readiness().reason,
+      (reason) => reason === 'its last claim round could not reach the database',
+    );
     expect(worker.running()).toEqual([]);
 
     pg.proxy.accept();
-    // Its next heartbeat finds the scan leased to it and runs it.
-    await held.waitFor(id);
+    // Its next claim round (the slow poll: nothing wakes it) finds the scan leased to it, and runs
+    // it, long before the lease ends.
+    await held.waitFor(id, 15_000);
     held.release(id, { findings: [draftFinding()] });
     const row = await until(
       () => scanRow(pg, id),
