@@ -787,6 +787,17 @@ describe('PostgreSQL faults under load', () => {
       // biome-ignore lint/suspicious/noConsole: the story of a failure is the test's report too.
       console.log(`scan ${id}: ${JSON.stringify(rowById.get(id))}\n  ${said.join('\n  ')}`);
     }
+    if (scanProblems.length > 0) {
+      // A transaction of this test's processes still open, or waiting for a lock, holds rows back.
+      const { rows: open } = await admin.query(
+        `select pid, application_name, state, xact_start, wait_event_type, left(query, 120) as query
+          from pg_stat_activity
+          where application_name like $1 and (xact_start is not null or wait_event_type = 'Lock')`,
+        [`${APP_PREFIX}%`],
+      );
+      // biome-ignore lint/suspicious/noConsole: as above.
+      console.log(`open transactions: ${JSON.stringify(open)}`);
+    }
     expect.soft(tally(scanProblems), `scans of ${outcome.scanIds.length} accepted`).toEqual({});
     const findingProblems = outcome.findings
       .filter((each) => each.answer !== '200' || each.count === 0)
