@@ -118,6 +118,12 @@ export interface EngineCommand {
       /** What the worker's check settled just before the start: the address it judged, and
        *  whether private targets are allowed. */
       readonly pin: TargetPin;
+      /**
+       * The tool's version as the worker read it at start (`versionArgs`), or null when it could
+       * not be read; for tools whose command line changed between versions (nikto's report
+       * format). Absent: not known to the caller.
+       */
+      readonly toolVersion?: string | null;
     },
   ): string[];
   /**
@@ -175,6 +181,12 @@ export interface EngineCommand {
     needed(argv: readonly string[]): boolean;
     readonly env: Readonly<Record<string, string>>;
   };
+  /**
+   * Files and directories outside /usr that the tool reads, shown read-only in the scanner
+   * sandbox when they exist (Debian's nikto keeps its configuration in /etc/nikto and its plugins
+   * and databases in /var/lib/nikto). Absolute paths; a missing one is left out.
+   */
+  readonly readOnlyPaths?: readonly string[];
   /** Exit codes after which the report is trusted. */
   readonly successExitCodes: readonly number[];
   /**

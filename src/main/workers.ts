@@ -46,6 +46,7 @@ export function realEngineRunners(
         parentEnv: { PATH: config.scannerPath ?? undefined },
         privileged: process.getuid?.() === 0,
         sandbox,
+        toolVersion: probed.version,
       }),
     );
   }

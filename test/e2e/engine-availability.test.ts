@@ -1,8 +1,9 @@
 /**
  * What `GET /api/v1/engines` and the 503 check say on this machine, with the scanners probed on
- * PATH exactly as the service does at start (no TEST_ENGINES): nmap, sqlmap, wapiti and sublist3r
- * are installed here and by `.ci/run` (Debian packages), so a live worker registers them; ZAP,
- * trivy, nuclei, nikto and theHarvester cannot be installed here, so they are unavailable and a
+ * PATH exactly as the service does at start (no TEST_ENGINES): nmap, nikto, sqlmap, wapiti and
+ * sublist3r are installed here and by `.ci/run` (Debian packages; nikto from `non-free`), so a
+ * live worker registers them; ZAP, trivy, nuclei and theHarvester cannot be installed here, so
+ * they are unavailable and a
  * scan of theirs is refused with 503 SERVICE_UNAVAILABLE, not stored, and uses no quota.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,13 +18,14 @@ const MISSING: ReadonlyArray<{ readonly engine: string; readonly target: string 
   { engine: 'zap', target: 'https://app.example.com/' },
   { engine: 'trivy', target: 'alpine:3.19' },
   { engine: 'nuclei', target: 'https://app.example.com/' },
-  { engine: 'nikto', target: 'https://app.example.com/' },
   { engine: 'harvester', target: 'example.com' },
 ];
 
 async function engines(
   key: string,
-): Promise<Array<{ name: string; available: boolean; sandboxed: boolean }>> {
+): Promise<
+  Array<{ name: string; available: boolean; sandboxed: boolean; version: string | null }>
+> {
   // The worker registers its engines as it starts; the list is cached for a second.
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -33,6 +35,7 @@ async function engines(
       name: string;
       available: boolean;
       sandboxed: boolean;
+      version: string | null;
     }>;
     if (list.some((engine) => engine.available) || Date.now() > deadline) {
       return list;
@@ -42,12 +45,17 @@ async function engines(
 }
 
 describe('engine availability, probed on PATH', () => {
-  it('shows the four Debian-installed scanners available and the five others not', async () => {
+  it('shows the five Debian-installed scanners available and the four others not', async () => {
     const key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
     const list = await engines(key);
     const available = list.filter((engine) => engine.available).map((engine) => engine.name);
     // sentinel, which runs the others, is available because they are.
     expect(available.sort()).toEqual([...INSTALLED_ENGINES, 'sentinel'].sort());
+    // nikto with the version the worker probed, which decides its report format (XML for 2.1.5).
+    expect(list.find((entry) => entry.name === 'nikto')).toMatchObject({
+      available: true,
+      version: expect.stringMatching(/^\d+\.\d+/),
+    });
     for (const { engine } of MISSING) {
       expect(list.find((entry) => entry.name === engine)).toMatchObject({ available: false });
     }

@@ -1,6 +1,7 @@
 /**
- * The nikto engine through the REAL process runner, against a NAMED TEST DOUBLE of nikto
- * (test/doubles/scanners/nikto.mjs): nikto cannot be installed on this machine. The double is a
+ * The nikto engine through the REAL process runner, against a NAMED TEST DOUBLE of nikto 2.5
+ * (test/doubles/scanners/nikto.mjs): the machine has Debian's nikto 2.1.5 (nikto-real.test.ts),
+ * so 2.5's JSON report, exit codes and status lines are exercised here. The double is a
  * real executable found on PATH and spawned without a shell; it checks the argv against nikto's
  * command line (refusing anything else with exit code 64), prints the stdout lines it is given,
  * then copies a real nikto report from ../shared/fixtures/scanner-output/nikto/ to the `-output`
@@ -56,6 +57,8 @@ const runWithDouble = useNamedDouble({
   tempPrefix: 'rampart-nikto-double-',
   target: TARGET,
   options: { tuning: '123' },
+  // The double stands for nikto 2.5 (its fixtures are 2.5 JSON): the worker would have probed that.
+  toolVersion: '2.5.0',
 });
 
 describe('nikto through the process runner, against the nikto test double', () => {
@@ -82,7 +85,10 @@ describe('nikto through the process runner, against the nikto test double', () =
     const reportPath = argv?.[(argv?.indexOf('-output') ?? -2) + 1] ?? '';
     expect(reportPath).toMatch(/\/rampart-\d+\/[^/]+\/nikto-[^/]+\/report\.json$/);
     expect(argv).toEqual(
-      buildNiktoArgv(niktoOptionsWithDefaults(options), TARGET, { outputFile: reportPath }),
+      buildNiktoArgv(niktoOptionsWithDefaults(options), TARGET, {
+        outputFile: reportPath,
+        version: '2.5.0',
+      }),
     );
 
     expect(run.progress).toEqual([1, 2, 2, 2, 3, 10, 50, 88, 96, 97, 99]);

@@ -155,6 +155,8 @@ export interface EngineRunSpec {
   };
   /** Where the runner creates the scan workspace (default: the OS temp directory). */
   readonly workspaceBase?: string;
+  /** The tool's version as a worker would have probed it (default: unknown, null). */
+  readonly toolVersion?: string | null;
   readonly target: ScanTarget;
   /** The options as given to the runner (default: none). */
   readonly options?: Record<string, unknown>;
@@ -223,7 +225,13 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
       binary: spec.binary,
       command: spec.command ?? engineCommand(spec.engine),
     },
-    { parentEnv: { PATH: path }, privileged: false, workspaceBase: spec.workspaceBase, sandbox },
+    {
+      parentEnv: { PATH: path },
+      privileged: false,
+      workspaceBase: spec.workspaceBase,
+      sandbox,
+      toolVersion: spec.toolVersion ?? null,
+    },
   );
   const options =
     spec.validate === true
@@ -317,6 +325,8 @@ export function useNamedDouble(file: {
   readonly options?: Record<string, unknown>;
   readonly validate?: boolean;
   readonly timeoutMs?: number;
+  /** The version a worker would have probed from the double (default: unknown). */
+  readonly toolVersion?: string | null;
 }): (run: DoubleRunSpec) => Promise<EngineRun> {
   const dir = useTempDir(file.tempPrefix);
   return (run) =>
@@ -329,6 +339,7 @@ export function useNamedDouble(file: {
       target: run.target ?? file.target,
       options: run.options ?? file.options,
       validate: file.validate,
+      toolVersion: file.toolVersion,
       pin: run.pin,
       timeoutMs: run.timeoutMs ?? file.timeoutMs ?? 30_000,
       abortAtProgress: run.abortAtProgress,

@@ -22,10 +22,16 @@ import { TEST_SECRETS_KEY } from './secrets.js';
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 
 /**
- * The engines whose scanners install from Debian here and in CI (`.ci/run`); the others (ZAP,
- * trivy, nuclei, nikto, theHarvester) cannot be installed on this machine.
+ * The engines whose scanners install from Debian here and in CI (`.ci/run`; nikto from
+ * `non-free`); the others (ZAP, trivy, nuclei, theHarvester) cannot be installed on this machine.
  */
-export const INSTALLED_ENGINES: readonly string[] = ['nmap', 'sqlmap', 'wapiti', 'sublist3r'];
+export const INSTALLED_ENGINES: readonly string[] = [
+  'nmap',
+  'nikto',
+  'sqlmap',
+  'wapiti',
+  'sublist3r',
+];
 
 /**
  * Engines as every test app reports them (no PATH probing per app: the probe has its own tests,

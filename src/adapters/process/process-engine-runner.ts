@@ -4,7 +4,7 @@
  * of the whole group, cancellation), then the report read and parsed, also when the run was cut
  * short (a cancelled or timed-out nmap leaves partial XML whose complete hosts still count).
  */
-import { chown, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { chown, mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { ParseResult } from '../../domain/findings/finding.js';
 import type {
@@ -42,6 +42,8 @@ export interface ProcessEngineRunnerOptions {
   readonly workspaceBase?: string;
   /** Run the tool in this sandbox (sandbox.ts); null or absent: as the service's own user. */
   readonly sandbox?: Sandbox | null;
+  /** The tool's version as probed at start (probe-binaries.ts); given to the argv builder. */
+  readonly toolVersion?: string | null;
 }
 
 /**
@@ -212,6 +214,24 @@ async function withParentDeathSignal(
     : { binary: setpriv, argv: ['--pdeathsig', 'KILL', '--', binaryPath, ...argv] };
 }
 
+/** The absolute paths of `paths` that exist (bwrap refuses to bind a missing one). */
+async function existingPaths(paths: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(
+    paths.map(async (path) => {
+      if (!isAbsolute(path)) {
+        return null;
+      }
+      try {
+        await stat(path);
+        return normalize(path);
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return found.filter((path): path is string => path !== null);
+}
+
 /**
  * What is spawned for one run: the tool (resolved on the scanner's PATH) with a parent-death
  * signal, or the sandbox around it (which shows the tool's own directory; CAP_NET_RAW and the
@@ -241,8 +261,13 @@ async function spawnedCommand(
     return { ...(await withParentDeathSignal(binaryPath, argv, env.PATH ?? '')), env };
   }
   const rawSockets = options.privileged && command.rawSockets?.needed(argv) === true;
+  const toolPaths = await existingPaths(command.readOnlyPaths ?? []);
+  const shown =
+    toolPaths.length === 0
+      ? sandbox
+      : { ...sandbox, readOnlyPaths: [...(sandbox.readOnlyPaths ?? []), ...toolPaths] };
   return {
-    ...sandboxCommand(sandbox, { binaryPath, argv, workDir, rawSockets }),
+    ...sandboxCommand(shown, { binaryPath, argv, workDir, rawSockets }),
     // Like `command.env`, these cannot replace the runner's allowlist.
     env: rawSockets ? { ...command.rawSockets?.env, ...env } : env,
   };
@@ -270,6 +295,7 @@ export function createProcessEngineRunner(
               workDir: dir,
               privileged: options.privileged,
               pin: request.pin,
+              toolVersion: options.toolVersion ?? null,
             });
           } catch (error) {
             // A builder refuses what it cannot express safely (validation should have already).

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../../domain/targets/target.js';
-import { buildNiktoArgv, niktoHostArgument } from './argv.js';
+import { buildNiktoArgv, niktoHasNocheck, niktoHostArgument, niktoReportFormat } from './argv.js';
 import { type NiktoOptions, niktoOptionsSchema, niktoOptionsWithDefaults } from './options.js';
 
 const OUT = '/tmp/rampart-nikto-1/report.json';
@@ -87,14 +87,16 @@ describe('buildNiktoArgv', () => {
       ],
     ],
   ])('%s', (_name, opts, url, expected) => {
-    expect(buildNiktoArgv(opts, urlTarget(url), { outputFile: OUT })).toEqual(expected);
+    expect(buildNiktoArgv(opts, urlTarget(url), { outputFile: OUT, version: '2.5.0' })).toEqual(
+      expected,
+    );
   });
 
   it('puts the target only as the value of -host, even if it looked like an option', () => {
     // Validation already refuses a leading dash; Getopt::Long (`host=s`) takes the next word as
     // the value whatever it is, and the URL parser would refuse this anyway.
     const target: ScanTarget = { type: 'url', value: '-o/etc/x', host: null, hostIsAddress: false };
-    expect(() => buildNiktoArgv(DEFAULTS, target, { outputFile: OUT })).toThrow();
+    expect(() => buildNiktoArgv(DEFAULTS, target, { outputFile: OUT, version: '2.5.0' })).toThrow();
   });
 
   it.each(['host', 'domain', 'ip', 'network', 'image'] as const)('refuses a %s target', (type) => {
@@ -104,9 +106,81 @@ describe('buildNiktoArgv', () => {
       host: 'example.com',
       hostIsAddress: false,
     };
-    expect(() => buildNiktoArgv(DEFAULTS, target, { outputFile: OUT })).toThrow(
+    expect(() => buildNiktoArgv(DEFAULTS, target, { outputFile: OUT, version: '2.5.0' })).toThrow(
       `nikto does not scan ${type} targets`,
     );
+  });
+});
+
+describe('the nikto version decides the report format and -nocheck', () => {
+  it.each<[string | null, 'json' | 'xml', boolean]>([
+    // Debian bookworm's nikto: no JSON report plugin, no -nocheck.
+    ['2.1.5', 'xml', false],
+    ['2.1.4', 'xml', false],
+    ['1.36', 'xml', false],
+    // JSON arrived in 2.1.6.
+    ['2.1.6', 'json', false],
+    ['2.5.0', 'json', false],
+    ['2.5', 'json', false],
+    // 2.6 contacts cirt.net on every run unless -nocheck.
+    ['2.6.0', 'json', true],
+    ['2.6', 'json', true],
+    ['2.10.1', 'json', true],
+    ['3.0.0', 'json', true],
+    // Unknown: XML (every nikto writes it), no flag an older nikto would refuse.
+    [null, 'xml', false],
+    ['', 'xml', false],
+    ['unknown', 'xml', false],
+  ])('%j: -Format %s, -nocheck %s', (version, format, nocheck) => {
+    expect(niktoReportFormat(version)).toBe(format);
+    expect(niktoHasNocheck(version)).toBe(nocheck);
+    const argv = buildNiktoArgv(DEFAULTS, urlTarget('http://app.example.com/'), {
+      outputFile: OUT,
+      version,
+    });
+    expect(argv.slice(2, 6)).toEqual(['-Format', format, '-output', OUT]);
+    expect(argv.includes('-nocheck')).toBe(nocheck);
+  });
+
+  it('2.1.5: XML, and nothing 2.1.5 does not have', () => {
+    expect(
+      buildNiktoArgv(options({ maxTime: '60s' }), urlTarget('http://app.example.com/'), {
+        outputFile: OUT,
+        version: '2.1.5',
+      }),
+    ).toEqual([
+      '-host',
+      'http://app.example.com/',
+      '-Format',
+      'xml',
+      '-output',
+      OUT,
+      '-Tuning',
+      '123',
+      '-maxtime',
+      '60s',
+      ...FIXED,
+    ]);
+  });
+
+  it('2.6: JSON, and -nocheck last', () => {
+    expect(
+      buildNiktoArgv(DEFAULTS, urlTarget('https://app.example.com/'), {
+        outputFile: OUT,
+        version: '2.6.0',
+      }),
+    ).toEqual([
+      '-host',
+      'https://app.example.com/',
+      '-Format',
+      'json',
+      '-output',
+      OUT,
+      '-Tuning',
+      '123',
+      ...FIXED,
+      '-nocheck',
+    ]);
   });
 });
 

@@ -12,8 +12,55 @@ import type { ScanTarget } from '../../domain/targets/target.js';
 import type { NiktoOptions } from './options.js';
 
 export interface NiktoArgvContext {
-  /** Where nikto writes its JSON report (`-output`), inside the scan's workspace. */
+  /** Where nikto writes its report (`-output`), inside the scan's workspace. */
   readonly outputFile: string;
+  /**
+   * The installed nikto's version as the worker read it at start (`nikto -Version`), e.g.
+   * `2.1.5`; null when it could not be read. It decides the report format and `-nocheck`.
+   */
+  readonly version: string | null;
+}
+
+/** A version's numeric parts: `2.1.5` → [2, 1, 5]; null when it does not start with a number. */
+function versionParts(version: string | null): number[] | null {
+  const match = /^\s*v?(\d+(?:\.\d+)*)/i.exec(version ?? '');
+  return match?.[1] === undefined ? null : match[1].split('.').map(Number);
+}
+
+/** Whether `version` is at least `minimum` (both dotted numbers; missing parts count as 0). */
+function atLeast(version: string | null, minimum: readonly number[]): boolean {
+  const parts = versionParts(version);
+  if (parts === null) {
+    return false;
+  }
+  for (let i = 0; i < minimum.length; i += 1) {
+    const have = parts[i] ?? 0;
+    const want = minimum[i] ?? 0;
+    if (have !== want) {
+      return have > want;
+    }
+  }
+  return true;
+}
+
+/**
+ * The report format for a nikto version: JSON from 2.1.6 (its first release with the JSON
+ * report plugin); XML before that (Debian's 2.1.5 answers `-Format json` with `+ ERROR: Invalid
+ * output format` and writes nothing) and when the version is unknown (every nikto writes XML).
+ * @example niktoReportFormat('2.1.5') // 'xml'
+ * @example niktoReportFormat('2.5.0') // 'json'
+ */
+export function niktoReportFormat(version: string | null): 'json' | 'xml' {
+  return atLeast(version, [2, 1, 6]) ? 'json' : 'xml';
+}
+
+/**
+ * Whether the version has `-nocheck`: nikto 2.6 asks a cirt.net host for the latest version on
+ * every run unless given it; 2.5 and older have no such flag (and refuse an unknown one), so it
+ * is given from 2.6.0 only, never to an unknown version.
+ */
+export function niktoHasNocheck(version: string | null): boolean {
+  return atLeast(version, [2, 6]);
 }
 
 /**
@@ -59,9 +106,9 @@ export function niktoHostArgument(url: string): string {
 }
 
 /**
- * The nikto arguments for one scan, e.g. for `https://app.example.com/` with defaults:
- * `-host https://app.example.com/ -Format json -output <file> -Tuning 123 -ask no
- * -nointeractive -Display P`.
+ * The nikto arguments for one scan, e.g. for `https://app.example.com/` with defaults and nikto
+ * 2.5: `-host https://app.example.com/ -Format json -output <file> -Tuning 123 -ask no
+ * -nointeractive -Display P` (`-Format xml` for 2.1.5; `-nocheck` added from 2.6).
  * The target is the value of `-host` (Getopt::Long `host=s`: the next word, whatever it looks
  * like); it is an absolute http(s) URL, validated never to start with `-`.
  * Throws for a target type nikto does not take: the engine definition already excludes those.
@@ -78,12 +125,14 @@ export function buildNiktoArgv(
   return [
     '-host',
     niktoHostArgument(target.value),
-    // The report goes to a file in the workspace; stdout stays for progress.
+    // The report goes to a file in the workspace; stdout stays for progress. parse.ts tells the
+    // format from the report's first character, so either is read.
     '-Format',
-    'json',
+    niktoReportFormat(context.version),
     '-output',
     context.outputFile,
     ...optionFlags,
     ...NIKTO_FIXED_FLAGS,
+    ...(niktoHasNocheck(context.version) ? ['-nocheck'] : []),
   ];
 }

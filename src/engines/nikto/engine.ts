@@ -15,10 +15,13 @@ export const niktoEngine: ToolEngine = {
   optionsSchema: niktoOptionsSchema,
   defaultTimeoutSeconds: 3600,
   command: {
+    // JSON or XML by the version the worker probed (argv.ts); the file keeps its name either
+    // way, and parse.ts reads both.
     reportFile: 'report.json',
     buildArgv: (options, target, context) =>
       buildNiktoArgv(niktoOptionsWithDefaults({ ...options }), target, {
         outputFile: context.reportPath,
+        version: context.toolVersion ?? null,
       }),
     parse: (report, context) => parseNiktoReport(report, context),
     createParser: (context) => createNiktoParser(context),
@@ -26,6 +29,10 @@ export const niktoEngine: ToolEngine = {
     // nikto (2.1.6, 2.5) exits 1 when it reported any item or error for a host (`$is_failure`),
     // 0 when it found nothing: both mean the scan ran. See README.md, "Exit codes".
     successExitCodes: [0, 1],
+    // Debian's nikto (2.1.5) reads /etc/nikto/config.txt, which points it at its plugins,
+    // databases and templates in /var/lib/nikto: the sandbox shows both (upstream nikto keeps
+    // everything beside nikto.pl, which the sandbox shows as the tool's own directory).
+    readOnlyPaths: ['/etc/nikto', '/var/lib/nikto'],
     // nikto writes its report whenever it scanned; without one it never started (a bad command
     // line exits 0, a start-up failure 1), which must not read as a clean scan.
     reportRequired: true,

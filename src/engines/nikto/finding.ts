@@ -58,6 +58,20 @@ const PATH_PREFIX = /^(\/\S*?):\s?/;
 /** The thing an item is about, when the message names it: `Uncommon header 'x-cache' found`. */
 const QUOTED_SUBJECT = /'([^'\n]{1,120})'/;
 const COOKIE_SUBJECT = /^Cookie (\S{1,120}) created/i;
+/**
+ * Header findings that share one test id and name their header unquoted: nikto 2.6 `Suggested
+ * security header missing: content-security-policy. See: …` (one item per header, all test
+ * 013587) and `Retrieved access-control-allow-origin header: *.` The header name is the subject,
+ * lower-cased (HTTP header names are not case-sensitive). Items whose test id already names the
+ * header (2.1.x `The anti-clickjacking X-Frame-Options header is not present.`, 999957) keep
+ * their rule id, and so their fingerprint.
+ */
+const HEADER_SUBJECTS: readonly RegExp[] = [
+  /\bheader missing:\s*([A-Za-z0-9][A-Za-z0-9_-]{0,119})/i,
+  /^Retrieved ([A-Za-z0-9][A-Za-z0-9_-]{0,119}) header\b/i,
+];
+/** An absolute http(s) URL inside an item's path (nikto 2.6 writes `/root` + the URL). */
+const ABSOLUTE_IN_PATH = /https?:\/\//i;
 /** Messages whose quoted text changes between scans ("banner changed from 'Apache/2.4.1' …"). */
 const VOLATILE_QUOTES = /changed from/i;
 
@@ -99,7 +113,38 @@ export function subjectOf(message: string): string | null {
     return null;
   }
   const quoted = QUOTED_SUBJECT.exec(message)?.[1] ?? COOKIE_SUBJECT.exec(message)?.[1];
-  return present(quoted) ? truncate(quoted.trim(), MAX_SUBJECT) : null;
+  if (present(quoted)) {
+    return truncate(quoted.trim(), MAX_SUBJECT);
+  }
+  for (const pattern of HEADER_SUBJECTS) {
+    const header = pattern.exec(message)?.[1];
+    if (present(header)) {
+      return header.toLowerCase();
+    }
+  }
+  return null;
+}
+
+/**
+ * The absolute http(s) URL an item's path holds, or null. nikto reports some items with a whole
+ * URL (a redirect's target, a link it followed) and prefixes its `-root` to it (`/shop` +
+ * `http://host/x` = `/shophttp://host/x`); the URL is kept as nikto found it, never joined onto
+ * the target.
+ */
+export function absoluteUrlIn(path: string | null): string | null {
+  if (!present(path)) {
+    return null;
+  }
+  const text = path.trim();
+  const at = text.search(ABSOLUTE_IN_PATH);
+  if (at === -1 || (at > 0 && !text.startsWith('/'))) {
+    return null;
+  }
+  // Only a path may come before it: `/shop` yes, `/a?next=http://…` (a query) no.
+  if (/[?#]/.test(text.slice(0, at))) {
+    return null;
+  }
+  return usableLink(text.slice(at));
 }
 
 /** The message without the `/path: ` prefix nikto sometimes adds (only when it is the item's path). */
@@ -245,6 +290,7 @@ export function niktoItemOutcome(
     port,
     protocol: 'tcp',
     url:
+      absoluteUrlIn(item.path) ??
       usableLink(item.link) ??
       buildUrl(schemeFor(host, port, target), hostFor(host, target), port, path),
   };

@@ -575,8 +575,101 @@ describe('nikto fingerprints', () => {
     expect(new Set(all).size).toBe(5);
   });
 
+  it('nikto 2.6: five missing security headers (one test id) are five findings, stable on a rescan', () => {
+    const headers = [
+      'content-security-policy',
+      'permissions-policy',
+      'referrer-policy',
+      'strict-transport-security',
+      'x-content-type-options',
+    ];
+    const items = (see: boolean) =>
+      headers.map((header) => ({
+        id: '013587',
+        method: 'GET',
+        url: '/',
+        msg: `Suggested security header missing: ${header}.${see ? ` See: https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/${header}` : ''}`,
+      }));
+    const first = parseNiktoReport(report(items(true)), TARGET).findings;
+    expect(first.map((f) => f.ruleId)).toEqual(headers.map((header) => `013587:${header}`));
+    expect(new Set(fingerprints(first)).size).toBe(5);
+    expect(finalizeFindings('nikto', first)).toHaveLength(5);
+    // A rescan (here without the "See:" link, and in reverse order) gives the same five.
+    const rescan = parseNiktoReport(report(items(false).reverse()), TARGET).findings;
+    expect(fingerprints(rescan).sort()).toEqual(fingerprints(first).sort());
+  });
+
+  it('headers named without quotes: the name is the subject, in lower case', () => {
+    const retrieved = (header: string) => ({
+      ...HEADER,
+      id: '999986',
+      msg: `Retrieved ${header} header: value.`,
+    });
+    const { findings } = parseNiktoReport(
+      report([retrieved('X-Powered-By'), retrieved('access-control-allow-origin')]),
+      TARGET,
+    );
+    expect(findings.map((f) => f.ruleId)).toEqual([
+      '999986:x-powered-by',
+      '999986:access-control-allow-origin',
+    ]);
+  });
+
+  it('an item whose test id names the header keeps its rule id (2.1.5 X-Frame-Options)', () => {
+    const { findings } = parseNiktoReport(
+      report([
+        {
+          id: '999976',
+          method: 'GET',
+          url: '/',
+          msg: 'The anti-clickjacking X-Frame-Options header is not present.',
+        },
+      ]),
+      TARGET,
+    );
+    expect(findings.map((f) => f.ruleId)).toEqual(['999976']);
+  });
+
   it('keeps all 168 juice-shop items apart (no two share a fingerprint)', () => {
     const { findings } = parseFixture('juice-shop-2.5-array.json');
     expect(finalizeFindings('nikto', findings)).toHaveLength(findings.length);
+  });
+});
+
+describe('nikto items with an absolute URL', () => {
+  const SHOP = urlContext('https://shop.example.com/shop');
+  const item = (url: string) => ({ id: '999990', method: 'GET', url, msg: 'A page was found.' });
+  const urlOf = (url: string, context = SHOP) =>
+    parseNiktoReport(report([item(url)]), context).findings[0]?.location.url;
+
+  it.each([
+    // nikto 2.6 puts its -root before a URL it found: the URL is kept as it is.
+    ['/shophttp://other.example.com/login?next=1', 'http://other.example.com/login?next=1'],
+    ['/shophttps://shop.example.com:8443/a', 'https://shop.example.com:8443/a'],
+    ['http://shop.example.com/x', 'http://shop.example.com/x'],
+    // A path is joined onto the tested host as before.
+    ['/shop/admin/', 'https://shop.example.com/shop/admin/'],
+    // A URL in the query is not the item's URL.
+    [
+      '/shop/go?to=http://elsewhere.example/',
+      'https://shop.example.com/shop/go?to=http://elsewhere.example/',
+    ],
+  ])('%s → %s', (path, expected) => {
+    expect(urlOf(path)).toBe(expected);
+  });
+
+  it('the absolute URL wins over the XML namelink nikto built from it', () => {
+    const xml = `<?xml version="1.0" ?>
+<niktoscan version="2.1.5">
+<scandetails targetip="192.0.2.20" targethostname="shop.example.com" targetport="443" sitename="https://shop.example.com:443/">
+<item id="999990" osvdbid="0" method="GET">
+<description><![CDATA[A page was found.]]></description>
+<uri><![CDATA[/shophttp://other.example.com/x]]></uri>
+<namelink><![CDATA[https://shop.example.com:443/shophttp://other.example.com/x]]></namelink>
+</item>
+</scandetails>
+</niktoscan>`;
+    const { findings } = parseNiktoReport(xml, SHOP);
+    expect(findings.map((f) => f.location.url)).toEqual(['http://other.example.com/x']);
   });
 });

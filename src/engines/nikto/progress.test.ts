@@ -27,6 +27,7 @@ describe('parseNiktoProgress', () => {
     ],
     ['- STATUS: Finishing up!', 95],
     ['+ 8081 requests: 0 error(s) and 12 item(s) reported on remote host', 96],
+    ['+ 26 items checked: 0 error(s) and 1 item(s) reported on remote host', 96],
     ['+ SCAN TERMINATED:  1 error(s) and 3 item(s) reported on remote host', 96],
     ['+ End Time:           2026-03-01 10:12:13 (GMT0) (733 seconds)', 97],
     ['+ 1 host(s) tested', 99],

@@ -26,8 +26,12 @@ const PHASES: readonly PhaseLine[] = [
   { line: /^\+ Start Time:/, percent: 3 },
   { line: /^- STATUS: Starting up!/, percent: 4 },
   { line: /^- STATUS: Finishing up!/, percent: 95 },
-  // Per host, after the scan hooks: "+ 8081 requests: 0 error(s) and 12 item(s) reported on remote host".
-  { line: /^\+ \d+ requests?: \d+ error\(s\) and \d+ item\(s\) reported/, percent: 96 },
+  // Per host, after the scan hooks: "+ 8081 requests: 0 error(s) and 12 item(s) reported on remote host"
+  // (nikto 2.1.5: "+ 26 items checked: 0 error(s) and 1 item(s) reported on remote host").
+  {
+    line: /^\+ \d+ (?:requests?|items checked): \d+ error\(s\) and \d+ item\(s\) reported/,
+    percent: 96,
+  },
   { line: /^\+ SCAN TERMINATED:/, percent: 96 },
   { line: /^\+ End Time:/, percent: 97 },
   { line: /^\+ \d+ host\(s\) tested/, percent: 99 },
