@@ -104,7 +104,8 @@ export function queryWithin(
       readTimeoutMs > 0
         ? setTimeout(() => reject(new Error(READ_TIMEOUT_MESSAGE)), readTimeoutMs)
         : undefined;
-    client.query(query, (error: Error | undefined, result: pg.QueryResult) => {
+    // The callback form (it returns nothing; the answer comes to the callback).
+    void client.query(query, (error: Error | undefined, result: pg.QueryResult) => {
       clearTimeout(timer);
       if (error) {
         reject(error);
