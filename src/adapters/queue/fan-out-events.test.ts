@@ -44,4 +44,27 @@ describe('fanOutEvents', () => {
     expect((await fanOutEvents(database.handle.db, 0, 200)).events).toBe(4);
     expect((await fanOutEvents(database.handle.db, 0, 200)).events).toBe(0);
   });
+
+  it("takes no more of a tenant's events than keep its deliveries within the bound", async () => {
+    const flooder = randomUUID();
+    await sql`insert into tenants (id, monthly_scan_quota) values (${flooder}, 1000)`.execute(
+      database.handle.db,
+    );
+    for (let i = 0; i < 5; i += 1) {
+      await sql`insert into webhooks (id, tenant_id, name, url, secret, events)
+        values (${randomUUID()}, ${flooder}, 'hook', 'https://receiver.test/', 'whsec_x',
+          '{scan.completed}')`.execute(database.handle.db);
+    }
+    await events(flooder, 7);
+    const quiet = await events(randomUUID(), 1);
+    // Five webhooks, at most 10 deliveries: two of the flooder's events, and the other tenant's.
+    expect(await fanOutEvents(database.handle.db, 0, 200, 10)).toEqual({
+      events: 3,
+      deliveries: 10,
+    });
+    expect(await dispatched()).toEqual(expect.arrayContaining(quiet));
+    // Fewer webhooks than the bound's share still move one event a call.
+    expect((await fanOutEvents(database.handle.db, 0, 200, 1)).events).toBe(1);
+    expect((await fanOutEvents(database.handle.db, 0, 200, 10)).events).toBe(2);
+  });
 });

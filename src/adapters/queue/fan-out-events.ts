@@ -24,14 +24,19 @@ export async function fanOutEvents(
   db: Kysely<Database>,
   firstDelayMs: number,
   limit = 200,
-  /** At most this many events of one tenant per call: a batch stays short whoever floods. */
-  perTenant = limit,
+  /**
+   * About this many deliveries of one tenant per call, at most: its events are taken up to this
+   * number divided by its active webhooks (one event at least), so a pass stays short whoever
+   * floods, however many webhooks the flood fans out to.
+   */
+  perTenantDeliveries = Number.MAX_SAFE_INTEGER,
 ): Promise<{ readonly events: number; readonly deliveries: number }> {
   return db.transaction().execute(async (trx) => {
     // In turns over tenants, like the claim of deliveries (claim-deliveries.ts): each tenant's
     // oldest event before any tenant's second, so a tenant that piles up events (each one fans out
     // to all its webhooks) delays only its own. `event_tenants` is a skip scan over the tenants
-    // with waiting events (index scan_events_pending_by_tenant); each gives at most `perTenant`.
+    // with waiting events (index scan_events_pending_by_tenant); each gives at most as many events
+    // as keep its deliveries within `perTenantDeliveries` (by its count of active webhooks).
     const taken = await sql<EventRow>`
       with recursive event_tenants (tenant_id) as (
         (select e.tenant_id from scan_events e where e.dispatched_at is null
@@ -50,7 +55,8 @@ export async function fanOutEvents(
           from scan_events e
           where e.tenant_id = t.tenant_id and e.dispatched_at is null
           order by e.seq
-          limit ${perTenant}
+          limit greatest(1, ${perTenantDeliveries}::bigint / greatest(1, (
+            select count(*) from webhooks w where w.tenant_id = t.tenant_id and w.is_active)))
         ) p
       )
       select e.id, e.tenant_id, e.scan_id, e.event, e.payload
