@@ -137,8 +137,15 @@ describe.runIf(isRoot)('scanners in the sandbox, behind the egress rules (root)'
       expect(finding).toMatchObject({
         engine: 'sqlmap',
         ruleId: 'sql-injection:GET:q',
-        severity: 'high',
-        location: { host: '127.0.0.2', port: Number(new URL(vulnerable.url).port), url: target },
+        // One severity per weakness (weakness-severity.ts): SQL injection is critical.
+        severity: 'critical',
+        category: 'sql-injection',
+        location: {
+          host: '127.0.0.2',
+          port: Number(new URL(vulnerable.url).port),
+          protocol: 'tcp',
+          url: target,
+        },
         identifiers: { cve: [], cwe: ['CWE-89'] },
       });
       expect(finding?.evidence).toContain('back-end DBMS: PostgreSQL');
@@ -156,7 +163,10 @@ describe.runIf(isRoot)('scanners in the sandbox, behind the egress rules (root)'
       expect(scan).toMatchObject({ status: 'completed', progress: 100 });
       const port = Number(new URL(vulnerable.url).port);
       const found = await findings(id);
-      const vulnerabilities = found.filter((finding) => finding.category === 'vulnerability');
+      // Categories and severities of the weakness table (weakness-severity.ts), as sqlmap's.
+      const vulnerabilities = found.filter((finding) =>
+        ['sql-injection', 'xss'].includes(String(finding.category)),
+      );
       expect(vulnerabilities.map((finding) => finding.ruleId).sort()).toEqual([
         'cross-site-scripting:GET:name',
         'sql-injection:GET:q',
@@ -164,11 +174,14 @@ describe.runIf(isRoot)('scanners in the sandbox, behind the egress rules (root)'
       expect(found.find((finding) => finding.ruleId === 'sql-injection:GET:q')).toMatchObject({
         engine: 'wapiti',
         severity: 'critical',
+        category: 'sql-injection',
         location: { host: '127.0.0.2', port, url: `${vulnerable.url}search` },
       });
       expect(found.find((f) => f.ruleId === 'cross-site-scripting:GET:name')).toMatchObject({
         engine: 'wapiti',
-        severity: 'medium',
+        severity: 'high',
+        toolSeverity: '2',
+        category: 'xss',
         location: { host: '127.0.0.2', port, url: `${vulnerable.url}hello` },
       });
       expect(elsewhere.connections).toBe(0);

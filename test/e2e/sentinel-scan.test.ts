@@ -117,6 +117,26 @@ describe('sentinel, for real', () => {
     expect(sqli[0].sources[0].confidence).toBe('confirmed');
     const factors = sqli[0].risk.factors.map((factor: { factor: string }) => factor.factor);
     expect(factors).toEqual(expect.arrayContaining(['severity', 'confirmed', 'corroboration']));
+    // One severity and category per weakness (weakness-severity.ts): both engines say critical
+    // sql-injection with a tcp location, and the merged, confirmed finding ranks at or above every
+    // single-engine finding of its severity (issue 21: it scored 65, below lone findings at 70).
+    expect(sqli[0]).toMatchObject({
+      severity: 'critical',
+      category: 'sql-injection',
+      location: { protocol: 'tcp' },
+    });
+    for (const source of sqli[0].sources as Array<{
+      finding: { severity: string; category: string };
+    }>) {
+      expect(source.finding).toMatchObject({ severity: 'critical', category: 'sql-injection' });
+    }
+    const lone = results.findings.filter(
+      (finding: { sources: unknown[]; severity: string }) =>
+        finding.sources.length === 1 && finding.severity === 'critical',
+    );
+    for (const finding of lone as Array<{ risk: { score: number } }>) {
+      expect(sqli[0].risk.score).toBeGreaterThanOrEqual(finding.risk.score);
+    }
     // The risk score, with its factors.
     expect(results.riskScore).toBeGreaterThan(0);
     expect(results.riskScore).toBe(scan.riskScore);

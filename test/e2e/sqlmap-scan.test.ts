@@ -36,7 +36,7 @@ describe('sqlmap, for real', () => {
     expect([...runners.keys()]).toEqual(['sqlmap']);
   });
 
-  it('finds the planted SQL injection and serves it as a high CWE-89 finding at the URL', async () => {
+  it('finds the planted SQL injection and serves it as a critical CWE-89 finding at the URL', async () => {
     const target = `${ctx.vulnerable.url}search?q=apple`;
     const first = await scanAndGetFindings(target);
     expect(first.scan.error).toBeUndefined();
@@ -46,9 +46,15 @@ describe('sqlmap, for real', () => {
       engine: 'sqlmap',
       ruleId: 'sql-injection:GET:q',
       title: 'SQL injection in GET parameter `q`',
-      severity: 'high',
+      // One severity per weakness (weakness-severity.ts): SQL injection is critical, as wapiti's.
+      severity: 'critical',
       category: 'sql-injection',
-      location: { host: '127.0.0.2', port: Number(new URL(ctx.vulnerable.url).port), url: target },
+      location: {
+        host: '127.0.0.2',
+        port: Number(new URL(ctx.vulnerable.url).port),
+        protocol: 'tcp',
+        url: target,
+      },
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(first.findings[0].evidence).toContain('back-end DBMS: PostgreSQL');

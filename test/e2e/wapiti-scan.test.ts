@@ -44,7 +44,10 @@ describe('wapiti, for real', () => {
     expect(response.status, response.text).toBe(200);
     const findings: Array<Record<string, unknown>> = response.body.data.findings;
     const port = Number(new URL(ctx.vulnerable.url).port);
-    const vulnerabilities = findings.filter((finding) => finding.category === 'vulnerability');
+    // Categories and severities of the weakness table (weakness-severity.ts), as sqlmap's.
+    const vulnerabilities = findings.filter((finding) =>
+      ['sql-injection', 'xss'].includes(String(finding.category)),
+    );
     expect(vulnerabilities.map((finding) => finding.ruleId).sort()).toEqual([
       'cross-site-scripting:GET:name',
       'sql-injection:GET:q',
@@ -53,16 +56,19 @@ describe('wapiti, for real', () => {
       engine: 'wapiti',
       title: 'SQL Injection in /search (parameter q)',
       severity: 'critical',
+      category: 'sql-injection',
       location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${ctx.vulnerable.url}search` },
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(findings.find((f) => f.ruleId === 'cross-site-scripting:GET:name')).toMatchObject({
       engine: 'wapiti',
       title: 'Cross Site Scripting in /hello (parameter name)',
-      severity: 'medium',
+      severity: 'high',
+      toolSeverity: '2',
+      category: 'xss',
       location: { host: '127.0.0.2', port, protocol: 'tcp', url: `${ctx.vulnerable.url}hello` },
       identifiers: { cve: [], cwe: ['CWE-79'] },
     });
-    expect(scan.findingsSummary).toMatchObject({ critical: 1, medium: 1 });
+    expect(scan.findingsSummary).toMatchObject({ critical: 1, high: 1 });
   }, 120_000);
 });

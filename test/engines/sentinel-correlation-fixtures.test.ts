@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeHost } from '../../src/domain/findings/fingerprint.js';
 import { correlate, uncorrelated } from '../../src/engines/sentinel/correlate.js';
+import { scoreFindings } from '../../src/engines/sentinel/risk.js';
 import type { CorrelatedFinding, SourceFinding } from '../../src/engines/sentinel/types.js';
 import { fixtureSources } from '../support/sentinel-findings.js';
 
@@ -187,11 +188,31 @@ describe('correlation of real fixtures: web findings (weakness)', () => {
     const [sqli, ...none] = merged(result);
     expect(none).toEqual([]);
     expect(sqli?.correlatedBy).toEqual(['weakness']);
+    // One severity per weakness (weakness-severity.ts): sqlmap's `high` is critical, as wapiti's.
     expect(sqlsOf(sqli)).toEqual([
-      'sqlmap confirmed high http://testaspnet.vulnweb.com/ReadNews.aspx?id=1&name=x',
+      'sqlmap confirmed critical http://testaspnet.vulnweb.com/ReadNews.aspx?id=1&name=x',
       'wapiti high critical http://testaspnet.vulnweb.com/ReadNews.aspx',
     ]);
-    expect(sqli?.severity).toBe('high');
+    expect(sqli?.severity).toBe('critical');
+    expect(sqli?.category).toBe('sql-injection');
+    // Confirmed and seen by two engines, it ranks above every single-engine finding of its
+    // severity (the issue: it scored 65, below single-engine findings at 70).
+    const scored = scoreFindings(result);
+    const sqliScored = scored.find((f) => f.sources.length > 1);
+    const singles = scored.filter((f) => f.sources.length === 1 && f.severity === 'critical');
+    expect(singles.length).toBeGreaterThan(0);
+    for (const single of singles) {
+      expect(sqliScored?.risk.score).toBeGreaterThan(single.risk.score);
+    }
+    // wapiti's injection on /Comments.aspx, in the one category vocabulary, with its transport.
+    const comments = result.find(
+      (f) => f.engine === 'wapiti' && f.ruleId === 'sql-injection:GET:id' && f.sources.length === 1,
+    );
+    expect(comments).toMatchObject({
+      category: 'sql-injection',
+      severity: 'critical',
+      location: { protocol: 'tcp' },
+    });
     // wapiti's `id` on /Comments.aspx, sqlmap's `name` and wapiti's XSS on `NewsAd` stay alone.
     const alone = result.filter((f) => f.sources.length === 1);
     expect(alone.filter((f) => f.ruleId === 'sql-injection:GET:id')).toHaveLength(1);

@@ -11,6 +11,7 @@ import { finalizeFindings, fingerprintFinding } from '../../src/domain/findings/
 import { parseTarget } from '../../src/domain/targets/parse-target.js';
 import type { EngineName } from '../../src/engines/engine.js';
 import { ENGINES } from '../../src/engines/registry.js';
+import { confirmedBy } from '../../src/engines/sentinel/confidence.js';
 import type { SourceFinding } from '../../src/engines/sentinel/types.js';
 import { sharedPath } from './shared-dir.js';
 
@@ -135,7 +136,8 @@ export function asSources(
   drafts: readonly DraftFinding[],
   scanId = `scan-${engine}`,
 ): SourceFinding[] {
-  return finalizeFindings(engine, drafts).map((finding, index) => ({
+  // As the worker does (run-scan.ts): normalized, with the engine's own notion of confirmed.
+  return finalizeFindings(engine, drafts, confirmedBy(engine)).map((finding, index) => ({
     ...finding,
     engine,
     scanId,

@@ -19,8 +19,15 @@ export const FindingLocationSchema = Type.Object(
   {
     host: NullableString,
     port: Type.Union([Type.Integer(), Type.Null()]),
-    /** Transport (`tcp`, `udp`) for network findings, null otherwise. */
-    protocol: NullableString,
+    /**
+     * Transport: `tcp` or `udp` whenever the finding has a URL or a port (every web finding is
+     * `tcp`, whichever engine reported it), null only where there is no transport (a subdomain,
+     * an OS guess, a package in an image). Set by weakness-severity.ts.
+     */
+    protocol: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Transport: tcp or udp whenever the finding has a URL or a port (every web finding is tcp); null only without one (a subdomain, a package in an image)',
+    }),
     url: NullableString,
   },
   { additionalProperties: false },
@@ -44,11 +51,30 @@ const DescribedFields = {
    */
   ruleId: Type.String(),
   title: Type.String(),
-  severity: SeveritySchema,
+  /**
+   * The common severity: the engine's mapping of the tool's rating, then, for a weakness of the
+   * table in weakness-severity.ts, the table's severity (one severity per weakness, whichever
+   * engine reported it).
+   */
+  severity: Type.Unsafe<Severity>(
+    Type.String({
+      enum: [...SEVERITIES],
+      description:
+        "The common severity. For a weakness of the table (README, Findings: one severity per weakness; e.g. sql-injection, xss) the table's severity, whichever engine reported it; otherwise the engine's mapping of the tool's rating",
+    }),
+  ),
   /** The severity as the tool wrote it (`7.5`, `HIGH`, `3`), null when the tool has none. */
-  toolSeverity: NullableString,
-  /** A short category such as `open-port`, `vulnerability`, `misconfiguration`, `subdomain`. */
-  category: Type.String(),
+  toolSeverity: Type.Union([Type.String(), Type.Null()], {
+    description: "The tool's own rating as it wrote it (7.5, HIGH, 3), null when it has none",
+  }),
+  /**
+   * A short category such as `open-port`, `vulnerability`, `misconfiguration`, `subdomain`; a
+   * weakness of the table (`sql-injection`, `xss` …) is named by its class for every engine.
+   */
+  category: Type.String({
+    description:
+      'A short category: open-port, vulnerability, misconfiguration, subdomain …; a weakness of the table is named by its class for every engine (sql-injection, xss, os-command-injection, path-traversal, …)',
+  }),
   location: FindingLocationSchema,
   identifiers: FindingIdentifiersSchema,
   description: NullableString,

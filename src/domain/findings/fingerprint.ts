@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { DraftFinding, FindingLocation, FingerprintedFinding } from './finding.js';
 import { compareSeverity } from './severity-order.js';
+import { normalizeFinding } from './weakness-severity.js';
 
 /** The first element of the hashed array; bump it when the normalization below changes. */
 export const FINGERPRINT_VERSION = 'rampart-fingerprint/v1';
@@ -184,20 +185,26 @@ function mergeDuplicate(kept: FingerprintedFinding, duplicate: DraftFinding): Fi
  * - CVE ids, CWE ids and references become unions, in order of first appearance;
  * - `description`, `evidence` and `remediation` that are null are taken from the first duplicate
  *   that has them;
- * - everything else (`ruleId`, `title`, `category`, `location` as reported, `raw`) is the first
+ * - everything else (`ruleId`, `title`, `category`, `location`, `raw`) is the first
  *   draft's.
- * Drafts without duplicates are returned unchanged apart from the added fingerprint. The input
- * is not modified.
+ * Before merging, each draft is put in the common vocabulary by `normalizeFinding`
+ * (weakness-severity.ts: the category, the severity of its weakness class, `confirmed` when
+ * `isConfirmed` says the engine exploited it, and the location's protocol). The fingerprint is
+ * taken from the draft as the engine reported it, before that, so fingerprints stay those of
+ * releases without the normalization. Drafts without duplicates are returned otherwise unchanged
+ * apart from the added fingerprint. The input is not modified.
  * @example finalizeFindings('nmap', [portDraft, portDraft]).length // 1
  */
 export function finalizeFindings(
   engine: string,
   drafts: readonly DraftFinding[],
+  isConfirmed: (draft: DraftFinding) => boolean = () => false,
 ): FingerprintedFinding[] {
   // A Map keeps insertion order, and `set` on an existing key keeps its position.
   const byFingerprint = new Map<string, FingerprintedFinding>();
-  for (const draft of drafts) {
-    const fingerprint = fingerprintFinding(engine, draft);
+  for (const reported of drafts) {
+    const fingerprint = fingerprintFinding(engine, reported);
+    const draft = normalizeFinding(reported, { confirmed: isConfirmed(reported) });
     const kept = byFingerprint.get(fingerprint);
     byFingerprint.set(
       fingerprint,

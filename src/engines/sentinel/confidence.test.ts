@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sourceFinding } from '../../../test/support/sentinel-findings.js';
 import { ENGINE_NAMES } from '../engine.js';
-import { confidenceOf } from './confidence.js';
+import { confidenceOf, confirmedBy } from './confidence.js';
 import { CONFIDENCES, type SourceFinding } from './types.js';
 
 const rate = (overrides: Partial<SourceFinding>) => confidenceOf(sourceFinding(overrides));
@@ -52,6 +52,8 @@ describe('confidenceOf', () => {
   it('rates nikto vulnerability and outdated-software claims low, what it saw medium', () => {
     expect(rate({ engine: 'nikto', category: 'vulnerability' })).toBe('low');
     expect(rate({ engine: 'nikto', category: 'outdated-software' })).toBe('low');
+    // A claim with a classified CWE is stored under its weakness class: still a claim.
+    expect(rate({ engine: 'nikto', category: 'xss' })).toBe('low');
     expect(rate({ engine: 'nikto', category: 'security-header' })).toBe('medium');
     expect(rate({ engine: 'nikto', category: 'sensitive-file' })).toBe('medium');
   });
@@ -80,5 +82,15 @@ describe('confidenceOf', () => {
         },
       ),
     );
+  });
+});
+
+describe('confirmedBy', () => {
+  it('says whether an engine confirmed a draft by exploitation, as finalizeFindings needs', () => {
+    expect(confirmedBy('sqlmap')(sourceFinding({ category: 'sql-injection' }))).toBe(true);
+    expect(confirmedBy('wapiti')(sourceFinding({ category: 'sql-injection' }))).toBe(false);
+    expect(confirmedBy('zap')(sourceFinding({ raw: { confidence: '4' } }))).toBe(true);
+    expect(confirmedBy('zap')(sourceFinding({ raw: { confidence: '3' } }))).toBe(false);
+    expect(confirmedBy('nuclei')(sourceFinding({ raw: { interaction: {} } }))).toBe(true);
   });
 });

@@ -9,8 +9,13 @@
  *
  * Pure and cheap (a few property reads per finding); it never throws, whatever `raw` holds.
  */
+import type { DraftFinding } from '../../domain/findings/finding.js';
+import { isWeaknessCategory } from '../../domain/findings/weakness-severity.js';
 import { rawField, rawText } from './raw-fields.js';
 import type { Confidence, SourceFinding } from './types.js';
+
+/** What a rating reads: the engine, the (normalized or engine's own) category and the raw record. */
+type Rated = Pick<SourceFinding, 'category' | 'raw'> & { readonly engine: string };
 
 /**
  * ZAP's alert confidence (`confidence` in its report): 0 false positive, 1 low, 2 medium,
@@ -25,7 +30,7 @@ const ZAP_CONFIDENCE: ReadonlyMap<string, Confidence> = new Map([
 ]);
 
 /** Rating of an engine's finding; each engine has one rule (the README's table). */
-type Rater = (finding: SourceFinding) => Confidence;
+type Rater = (finding: Rated) => Confidence;
 
 const RATERS: ReadonlyMap<string, Rater> = new Map<string, Rater>([
   // sqlmap reports only injection points it exploited (with working payloads).
@@ -46,10 +51,15 @@ const RATERS: ReadonlyMap<string, Rater> = new Map<string, Rater>([
   ],
   // nikto matches on presence: its vulnerability and outdated-software claims come from a path
   // or a banner version, not from exploitation; headers, files and methods it saw are likelier.
+  // (A claim with a classified CWE is stored under its weakness class, `xss` …, instead.)
   [
     'nikto',
     (f) =>
-      f.category === 'vulnerability' || f.category === 'outdated-software' ? 'low' : 'medium',
+      f.category === 'vulnerability' ||
+      f.category === 'outdated-software' ||
+      isWeaknessCategory(f.category)
+        ? 'low'
+        : 'medium',
   ],
   // An open port answered; vulners entries are matched on product and version only (backports
   // make them wrong), and the OS is a guess with an accuracy below 100 % more often than not.
@@ -69,6 +79,16 @@ function isObject(value: unknown): boolean {
  * The confidence of one source finding; `medium` for an engine without a rule.
  * @example confidenceOf({ ...zapFinding, raw: { confidence: '3' } }) // 'high'
  */
-export function confidenceOf(finding: SourceFinding): Confidence {
+export function confidenceOf(finding: Rated): Confidence {
   return RATERS.get(finding.engine)?.(finding) ?? 'medium';
+}
+
+/**
+ * Whether an engine's draft was confirmed by exploitation (its confidence is `confirmed`): what
+ * `finalizeFindings` needs to pick the confirmed severity of a weakness class.
+ * @example confirmedBy('sqlmap')(sqlInjectionDraft) // true
+ */
+export function confirmedBy(engine: string): (draft: DraftFinding) => boolean {
+  return (draft) =>
+    confidenceOf({ engine, category: draft.category, raw: draft.raw }) === 'confirmed';
 }

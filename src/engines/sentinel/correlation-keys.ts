@@ -9,7 +9,7 @@
  * | rule       | who                                                | key parts after the host |
  * |------------|----------------------------------------------------|--------------------------|
  * | `cve`      | any finding with CVE ids (one key per id)          | port, CVE id |
- * | `weakness` | web findings (http(s) URL) with a weakness class: a missing security header, else the class of each CWE id (weakness-classes.ts) | port, URL path, class, parameter |
+ * | `weakness` | web findings (http(s) URL) with a weakness class: a missing security header, else the class of each CWE id (domain/findings/weakness-classes.ts) | port, URL path, class, parameter |
  * | `service`  | nmap open ports, nuclei info-level service/technology detections | port, transport |
  * | `hostname` | theHarvester host names, sublist3r sub-domains     | (the name is the host) |
  *
@@ -26,9 +26,9 @@
  * take a small part of a second.
  */
 import { normalizeHost } from '../../domain/findings/fingerprint.js';
+import { weaknessClassOf } from '../../domain/findings/weakness-classes.js';
 import { rawText } from './raw-fields.js';
 import type { CorrelationRule, SourceFinding } from './types.js';
-import { weaknessClassOf } from './weakness-classes.js';
 import { missingHeaderOf, parameterUrl, reportedParameter } from './web-details.js';
 
 /** One key of a finding: the rule that made it and the key text. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SEVERITIES, type Severity } from '../../domain/findings/finding.js';
+import { normalizeFinding, WEAKNESS_SEVERITIES } from '../../domain/findings/weakness-severity.js';
 import type { EngineName } from '../engine.js';
 import { assessFinding, assessScan, scoreFindings } from './risk.js';
 import type {
@@ -21,8 +22,8 @@ interface Shape {
   readonly protocol?: string | null;
   readonly url?: string | null;
   readonly cve?: readonly string[];
-  /** Engine and confidence of each source, the primary first. */
-  readonly sources?: ReadonlyArray<readonly [EngineName, Confidence]>;
+  /** Engine and confidence of each source, the primary first; its severity, else the finding's. */
+  readonly sources?: ReadonlyArray<readonly [EngineName, Confidence, Severity?]>;
 }
 
 /** A correlated finding of the given shape; a single nuclei source of medium confidence by default. */
@@ -48,9 +49,10 @@ function finding(shape: Shape = {}): CorrelatedFinding {
     fingerprint: 'fp',
   };
   const sources: FindingSource[] = (shape.sources ?? [['nuclei', 'medium']]).map(
-    ([engine, confidence], index) => {
+    ([engine, confidence, severity], index) => {
       const source: SourceFinding = {
         ...base,
+        severity: severity ?? base.severity,
         engine,
         scanId: `child-${engine}`,
         findingId: `f${index}`,
@@ -588,5 +590,192 @@ describe('risk properties', () => {
         expect(risk.factors.reduce((acc, factor) => acc + factor.points, 0)).toBe(risk.score);
       }),
     );
+  });
+});
+
+// ---- ordering rules (issue 21: a confirmed, two-engine SQL injection scored 65, below 70s)
+
+/** A finding's place and identifiers, and its severity; the sources vary in each rule. */
+const PLACE_ARB = fc.record({
+  severity: fc.constantFrom(...SEVERITIES),
+  category: fc.constantFrom('open-port', 'vulnerability', 'sql-injection'),
+  host: fc.constantFrom(null, '8.8.8.8', '10.0.0.5', 'app.example.com', '203.0.113.9'),
+  port: fc.constantFrom(null, 80, 6379),
+  protocol: fc.constantFrom(null, 'tcp', 'udp'),
+  url: fc.constantFrom(null, 'https://shop.example.com/'),
+  cve: fc.subarray(['CVE-2021-44228', 'CVE-2023-1']),
+});
+const UNCONFIRMED_ARB = fc.constantFrom<Confidence>('low', 'medium', 'high');
+const SOURCES_ARB = fc.array(fc.tuple(ENGINES_ARB, UNCONFIRMED_ARB), {
+  minLength: 1,
+  maxLength: 4,
+});
+
+describe('risk ordering rules (properties)', () => {
+  it('is monotonic in severity: a more severe source never lowers the score', () => {
+    fc.assert(
+      fc.property(
+        PLACE_ARB,
+        SOURCES_ARB,
+        fc.nat(),
+        fc.constantFrom(...SEVERITIES),
+        (place, sources, at, raised) => {
+          const index = at % sources.length;
+          const before = assessFinding(finding({ ...place, sources })).score;
+          const more = sources.map(([engine, confidence], i) =>
+            i === index ? ([engine, confidence, raised] as const) : ([engine, confidence] as const),
+          );
+          const after = assessFinding(finding({ ...place, sources: more })).score;
+          if (SEVERITIES.indexOf(raised) <= SEVERITIES.indexOf(place.severity)) {
+            expect(after).toBeGreaterThanOrEqual(before);
+          } else {
+            expect(after).toBe(before);
+          }
+        },
+      ),
+    );
+  });
+
+  it('is monotonic in confirmation: a source confirming it never lowers the score', () => {
+    fc.assert(
+      fc.property(PLACE_ARB, SOURCES_ARB, fc.nat(), (place, sources, at) => {
+        const index = at % sources.length;
+        const confirmed = sources.map(([engine, confidence], i) =>
+          i === index ? ([engine, 'confirmed'] as const) : ([engine, confidence] as const),
+        );
+        const before = assessFinding(finding({ ...place, sources })).score;
+        const after = assessFinding(finding({ ...place, sources: confirmed })).score;
+        expect(after).toBeGreaterThanOrEqual(before);
+        if (place.severity !== 'info' && before < 100) {
+          expect(after).toBeGreaterThan(before);
+        }
+      }),
+    );
+  });
+
+  it('is monotonic in corroboration: another engine reporting it never lowers the score', () => {
+    fc.assert(
+      fc.property(PLACE_ARB, SOURCES_ARB, ENGINES_ARB, UNCONFIRMED_ARB, (place, sources, e, c) => {
+        const before = assessFinding(finding({ ...place, sources })).score;
+        const after = assessFinding(finding({ ...place, sources: [...sources, [e, c]] })).score;
+        expect(after).toBeGreaterThanOrEqual(before);
+        const engines = new Set(sources.map(([engine]) => engine));
+        if (place.severity !== 'info' && !engines.has(e) && engines.size < 3 && before < 100) {
+          expect(after).toBeGreaterThan(before);
+        }
+      }),
+    );
+  });
+
+  it('a merged finding never scores below any of its sources alone', () => {
+    const SEVERE_SOURCES = fc.array(
+      fc.tuple(ENGINES_ARB, CONFIDENCE_ARB, fc.constantFrom(...SEVERITIES)),
+      { minLength: 2, maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(PLACE_ARB, SEVERE_SOURCES, (place, sources) => {
+        const whole = assessFinding(
+          finding({ ...place, severity: sources[0]?.[2] ?? 'info', sources }),
+        ).score;
+        for (const source of sources) {
+          const alone = assessFinding(
+            finding({ ...place, severity: source[2], sources: [source] }),
+          ).score;
+          expect(whole).toBeGreaterThanOrEqual(alone);
+        }
+      }),
+    );
+  });
+
+  it('the same weakness confirmed, or from two engines, never scores below one unconfirmed engine', () => {
+    const weaknesses = [...WEAKNESS_SEVERITIES.keys()];
+    const rated = fc.constantFrom<Severity>('critical', 'high', 'medium', 'low');
+    fc.assert(
+      fc.property(
+        PLACE_ARB,
+        fc.constantFrom(...weaknesses),
+        rated,
+        rated,
+        ENGINES_ARB,
+        UNCONFIRMED_ARB,
+        fc.tuple(ENGINES_ARB, CONFIDENCE_ARB),
+        (place, weakness, toolA, toolB, engine, confidence, [other, otherConfidence]) => {
+          const base = finding({ ...place, category: weakness, cve: [] });
+          // Each engine's own rating, then the table (as finalizeFindings does).
+          const single = normalizeFinding({ ...base, severity: toolA }, { confirmed: false });
+          const confirmed = normalizeFinding({ ...base, severity: toolB }, { confirmed: true });
+          const lone = assessFinding(
+            finding({
+              ...place,
+              cve: [],
+              category: weakness,
+              severity: single.severity,
+              sources: [[engine, confidence]],
+            }),
+          ).score;
+          const exploited = assessFinding(
+            finding({
+              ...place,
+              cve: [],
+              category: weakness,
+              severity: confirmed.severity,
+              sources: [[other, 'confirmed']],
+            }),
+          ).score;
+          const corroborated = assessFinding(
+            finding({
+              ...place,
+              cve: [],
+              category: weakness,
+              severity: single.severity,
+              sources: [
+                [engine, confidence],
+                [other, otherConfidence],
+              ],
+            }),
+          ).score;
+          expect(exploited).toBeGreaterThanOrEqual(lone);
+          expect(corroborated).toBeGreaterThanOrEqual(lone);
+        },
+      ),
+    );
+  });
+
+  it('the issue’s case: sqlmap (exploited) and wapiti on one SQL injection outrank a lone critical', () => {
+    const at = { host: '10.0.0.5', url: 'http://10.0.0.5/vulnerabilities/sqli/' };
+    const merged = assessFinding(
+      finding({
+        ...at,
+        severity: 'critical',
+        category: 'sql-injection',
+        sources: [
+          ['sqlmap', 'confirmed', 'critical'],
+          ['wapiti', 'high', 'critical'],
+        ],
+      }),
+    );
+    const lone = assessFinding(
+      finding({ ...at, severity: 'critical', sources: [['wapiti', 'high']] }),
+    );
+    expect(merged.score).toBe(70 + 10 + 0 + 5);
+    expect(lone.score).toBe(70);
+    // Were the merged finding shown at sqlmap's old `high`, wapiti's rating still counts.
+    const shownHigh = assessFinding(
+      finding({
+        ...at,
+        severity: 'high',
+        category: 'sql-injection',
+        sources: [
+          ['sqlmap', 'confirmed', 'high'],
+          ['wapiti', 'high', 'critical'],
+        ],
+      }),
+    );
+    expect(shownHigh.factors[0]).toEqual({
+      factor: 'severity',
+      points: 70,
+      detail: 'critical, as wapiti rated it',
+    });
+    expect(shownHigh.score).toBeGreaterThan(lone.score);
   });
 });

@@ -11,7 +11,7 @@
  *
  * | Factor | Points | When |
  * |---|---|---|
- * | `severity` | critical 70, high 50, medium 30, low 10, info 0 | always, first |
+ * | `severity` | critical 70, high 50, medium 30, low 10, info 0 | always, first: the most severe of the finding and its sources |
  * | `exposed-service` | 20 | info only: an open port of a risky service (ftp 21, telnet 23, smb 445, mssql 1433, mysql 3306, rdp 3389, postgresql 5432, vnc 5900, redis 6379, elasticsearch 9200, memcached 11211, mongodb 27017) on an internet-facing host |
  * | `known-cve` | +10 | low and above, with at least one CVE id |
  * | `confirmed` | +10 | low and above, when a source's confidence is `confirmed` |
@@ -20,6 +20,14 @@
  *
  * score = min(100, round(sum of points)). Every other info finding scores 0 with only its severity
  * factor: it is an observation (a subdomain, a web server banner), not a weakness.
+ *
+ * Ordering rules (risk.test.ts states them as properties): the score never falls when the
+ * severity rises, when a source confirms the finding, or when another engine reports it; so a
+ * finding confirmed by exploitation or corroborated by another engine never scores below the
+ * same weakness from one unconfirmed engine (with the severities of weakness-severity.ts, where
+ * a confirmed weakness is never less severe than an unconfirmed one). The severity is the most
+ * severe of the finding's sources, not only the shown (most confident) one's, for that reason: an
+ * SQL injection sqlmap exploited and wapiti rated critical scores from critical.
  *
  * Internet-facing: an IP literal outside every range refused-ranges.ts refuses (private, loopback,
  * link-local, carrier-grade NAT, cloud metadata, …) and outside the documentation and benchmarking
@@ -56,6 +64,7 @@
 
 import ipaddr from 'ipaddr.js';
 import type { Severity } from '../../domain/findings/finding.js';
+import { severityRank } from '../../domain/findings/severity-order.js';
 import { normalizeAddress } from '../../domain/network/ip-allowlist.js';
 import { refusedRangeOf } from '../../domain/targets/refused-ranges.js';
 import type { CorrelatedFinding, RiskAssessment, RiskFactor, ScoredFinding } from './types.js';
@@ -202,6 +211,32 @@ function riskyService(finding: CorrelatedFinding): string | null {
   return service === undefined ? null : `${service} on port ${port}/tcp`;
 }
 
+/**
+ * The severity the score starts from: the most severe of the finding's and its sources' (the
+ * finding shows its primary source's, the most confident one). A merged finding so never scores
+ * below what any of its sources would score alone.
+ */
+function ratedSeverity(finding: CorrelatedFinding): {
+  readonly severity: Severity;
+  readonly detail: string;
+} {
+  let severity = finding.severity;
+  const raters = new Set<string>();
+  for (const source of finding.sources) {
+    const rank = severityRank(source.finding.severity);
+    if (rank < severityRank(severity)) {
+      severity = source.finding.severity;
+      raters.clear();
+    }
+    if (rank === severityRank(severity) && severity !== finding.severity) {
+      raters.add(source.engine);
+    }
+  }
+  return severity === finding.severity
+    ? { severity, detail: severity }
+    : { severity, detail: `${severity}, as ${listNames([...raters].sort())} rated it` };
+}
+
 function total(factors: readonly RiskFactor[]): number {
   const sum = factors.reduce((acc, factor) => acc + factor.points, 0);
   return Math.min(100, Math.max(0, Math.round(sum)));
@@ -213,15 +248,16 @@ function total(factors: readonly RiskFactor[]): number {
  * @example assessFinding(log4shellOnPublicHostByNucleiAndZap).score // 95
  */
 export function assessFinding(finding: CorrelatedFinding): RiskAssessment {
+  const rated = ratedSeverity(finding);
   const severity: RiskFactor = {
     factor: 'severity',
-    points: SEVERITY_POINTS[finding.severity],
-    detail: finding.severity,
+    points: SEVERITY_POINTS[rated.severity],
+    detail: rated.detail,
   };
   const host = hostOf(finding);
   const reach = host === null ? null : reachOf(host);
 
-  if (finding.severity === 'info') {
+  if (rated.severity === 'info') {
     const service = riskyService(finding);
     const factors: RiskFactor[] = [severity];
     if (service !== null && reach?.internetFacing === true) {

@@ -3,7 +3,8 @@
  * request again (a row is input too), resolve the target's name (an image's registry too) again
  * just before the start (a name that now resolves into a refused range fails with TARGET_NOT_ALLOWED; one that does not
  * resolve with TARGET_UNRESOLVABLE), run the engine pinned to the address that check judged, and
- * turn its output into the ending and the de-duplicated, fingerprinted findings with their summary.
+ * turn its output into the ending and the de-duplicated, fingerprinted findings (in the common
+ * vocabulary: one severity and category per weakness, weakness-severity.ts) with their summary.
  */
 
 import type {
@@ -20,6 +21,7 @@ import { pinnedAddress } from '../../domain/targets/pin.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
+import { confirmedBy } from '../../engines/sentinel/confidence.js';
 import { checkEngineOptions } from '../../engines/validate-options.js';
 import type { EngineRunner } from '../ports/engine-runs.js';
 import type { TargetResolver } from '../ports/scans.js';
@@ -62,7 +64,7 @@ function result(
   drafts: readonly DraftFinding[] = [],
   warnings: readonly string[] = [],
 ): ScanRunResult {
-  const findings = finalizeFindings(engine, drafts);
+  const findings = finalizeFindings(engine, drafts, confirmedBy(engine));
   const summary = summarizeFindings(findings);
   return { ending, findings, summary, riskScore: riskScore(summary), warnings };
 }
