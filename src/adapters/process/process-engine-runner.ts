@@ -270,6 +270,7 @@ export function createProcessEngineRunner(
               workDir: dir,
               privileged: options.privileged,
               pin: request.pin,
+              config: request.config ?? {},
             });
           } catch (error) {
             // A builder refuses what it cannot express safely (validation should have already).
@@ -284,7 +285,11 @@ export function createProcessEngineRunner(
           if (command.inputFiles !== undefined) {
             await writeInputFiles(
               dir,
-              command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
+              command.inputFiles(request.options, request.target, {
+                reportPath,
+                workDir: dir,
+                config: request.config ?? {},
+              }),
               owner,
             );
           }

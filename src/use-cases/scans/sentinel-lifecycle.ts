@@ -20,7 +20,7 @@ import type { Finding } from '../../domain/findings/finding.js';
 import type { ScanError, ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal, type ScanStatus } from '../../domain/scans/status-machine.js';
 import { isEngineName } from '../../engines/engine.js';
-import { runsAsChildScans } from '../../engines/registry.js';
+import { ENGINES, runsAsChildScans } from '../../engines/registry.js';
 import {
   aggregateSentinel,
   type SentinelAggregate,
@@ -125,7 +125,8 @@ function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan
     priority: parent.priority,
     tags: parent.tags,
     options: child.options,
-    config: {},
+    // The parent's config (sealed as stored) to each child whose engine takes one.
+    config: ENGINES[child.engine].configSchema === undefined ? {} : parent.config,
     timeoutSeconds: child.timeoutSeconds,
     assetId: parent.assetId,
     callbackUrl: null,
