@@ -26,6 +26,8 @@
  * - `/auth/reset`    records the visit (`resetVisits`) and resets the app to its hardened mode.
  * Without the cookie every `/auth/` page but the login redirects (302) to `/auth/login`.
  * `login()` answers a fresh session cookie (`session=<value>`) as a browser would get it.
+ * `/_visits` (linked from nowhere) answers `{"reset": <visits>}`, for a test whose app runs in a
+ * process of its own (`loginTo` and `resetVisitsOf` below read it over HTTP).
  *
  * With `elsewhere` (another server's origin, `http://127.0.0.1:<port>`), the app also sends its
  * visitors there, as a site a tenant controls would send a scanner: the index links to
@@ -276,6 +278,12 @@ export async function startVulnerableApp(
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.2');
+    if (url.pathname === '/_visits') {
+      const body = JSON.stringify({ reset: resetVisits });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+      return;
+    }
     if (url.pathname === '/auth' || url.pathname.startsWith('/auth/')) {
       await handleAuth(request, response, url);
       return;
@@ -339,18 +347,7 @@ export async function startVulnerableApp(
     get resetVisits() {
       return resetVisits;
     },
-    async login() {
-      const answer = await fetch(`${origin}/auth/login`, {
-        method: 'POST',
-        body: new URLSearchParams(VULNERABLE_LOGIN),
-        redirect: 'manual',
-      });
-      const cookie = /^session=([0-9a-f]+)/.exec(answer.headers.get('set-cookie') ?? '');
-      if (cookie?.[1] === undefined) {
-        throw new Error(`the login answered ${answer.status} without a session cookie`);
-      }
-      return { name: 'session', value: cookie[1] };
-    },
+    login: () => loginTo(`${origin}/`),
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -362,4 +359,24 @@ export async function startVulnerableApp(
       return closed;
     },
   };
+}
+
+/** Logs in to the app at `url` through its form; answers the session cookie. */
+export async function loginTo(url: string): Promise<{ name: string; value: string }> {
+  const answer = await fetch(new URL('/auth/login', url), {
+    method: 'POST',
+    body: new URLSearchParams(VULNERABLE_LOGIN),
+    redirect: 'manual',
+  });
+  const cookie = /^session=([0-9a-f]+)/.exec(answer.headers.get('set-cookie') ?? '');
+  if (cookie?.[1] === undefined) {
+    throw new Error(`the login answered ${answer.status} without a session cookie`);
+  }
+  return { name: 'session', value: cookie[1] };
+}
+
+/** Requests the reset page of the app at `url` has had. */
+export async function resetVisitsOf(url: string): Promise<number> {
+  const answer = await fetch(new URL('/_visits', url));
+  return ((await answer.json()) as { reset: number }).reset;
 }
