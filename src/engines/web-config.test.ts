@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanTarget } from '../domain/targets/target.js';
+import { nucleiEngine } from './nuclei/engine.js';
 import { sqlmapEngine } from './sqlmap/engine.js';
 import { checkEngineConfig } from './validate-options.js';
 import { cookieDomainKey } from './wapiti/config.js';
 import { wapitiEngine } from './wapiti/engine.js';
-import { excludedUrlRegex, webConfigOf } from './web-config.js';
+import { configFor, excludedUrlRegex, webConfigOf } from './web-config.js';
 
 const target = { type: 'url', value: 'http://app.test:8080/auth/search?q=1' } as ScanTarget;
 const context = {
@@ -127,6 +128,16 @@ describe('config validation', () => {
     const checked = checkEngineConfig(sqlmapEngine, bad);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? null : checked.error.code).toBe('INVALID_FIELD_VALUE');
+  });
+
+  it('nuclei takes no exclude (it crawls nothing); sentinel hands it only what it takes', () => {
+    const checked = checkEngineConfig(nucleiEngine, { exclude: ['/reset'] });
+    expect(checked.ok ? null : checked.error.code).toBe('INVALID_FIELD_VALUE');
+    expect(checkEngineConfig(nucleiEngine, { cookies: { a: 'b' } }).ok).toBe(true);
+    const schema = nucleiEngine.configSchema ?? { properties: {} };
+    expect(configFor(schema, { cookies: { a: 'b' }, exclude: ['/reset'] })).toEqual({
+      cookies: { a: 'b' },
+    });
   });
 
   it('turns an exclusion into an anchored-literal regular expression', () => {

@@ -102,6 +102,30 @@ export const webConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The schema with only some of its sections, closed the same way: for a tool that has no use
+ * for the others (nuclei crawls nothing, so it has no `exclude`).
+ */
+export function webConfigSchemaOf(
+  sections: ReadonlyArray<keyof typeof webConfigSchema.properties>,
+) {
+  return Type.Object(
+    Object.fromEntries(sections.map((name) => [name, webConfigSchema.properties[name]])),
+    { additionalProperties: false },
+  );
+}
+
+/**
+ * The part of `config` an engine's config schema takes (sentinel hands each child the sections
+ * it understands).
+ */
+export function configFor(
+  schema: { readonly properties: Readonly<Record<string, unknown>> },
+  config: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([key]) => key in schema.properties));
+}
+
 /** A web config after validation: every section present, empty when not given. */
 export interface WebConfig {
   readonly headers: Readonly<Record<string, string>>;
