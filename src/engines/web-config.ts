@@ -8,6 +8,9 @@
  */
 import { Type } from '@sinclair/typebox';
 
+/** Why a credential was refused, without repeating it (an answer or a log must not carry it). */
+const SECRET_REASON = (what: string) => `the value (not repeated here) is not ${what}`;
+
 /** An HTTP token (RFC 9110 `tchar`): header and cookie names. */
 const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]";
 
@@ -31,10 +34,11 @@ function closedRecord(
   name: string,
   value: string,
   options: { readonly maxProperties: number; readonly description: string },
+  reason: string,
 ) {
   return Type.Unsafe<Record<string, string>>({
     type: 'object',
-    patternProperties: { [name]: { type: 'string', pattern: value } },
+    patternProperties: { [name]: { type: 'string', pattern: value, 'x-reason': reason } },
     additionalProperties: false,
     ...options,
   });
@@ -43,18 +47,30 @@ function closedRecord(
 export const webConfigSchema = Type.Object(
   {
     headers: Type.Optional(
-      closedRecord(`^[A-Za-z0-9]${TOKEN}{0,63}$`, HEADER_VALUE, {
-        maxProperties: 32,
-        description:
-          'Request headers, name to value, sent with every request (not Host, Content-Length, Transfer-Encoding, Connection or Cookie: use cookies). Values are credentials: shown as ********',
-      }),
+      closedRecord(
+        `^[A-Za-z0-9]${TOKEN}{0,63}$`,
+        HEADER_VALUE,
+        {
+          maxProperties: 32,
+          description:
+            'Request headers, name to value, sent with every request (not Host, Content-Length, Transfer-Encoding, Connection or Cookie: use cookies). Values are credentials: shown as ********',
+        },
+        SECRET_REASON('a header value: one line of visible ASCII, at most 4096 characters'),
+      ),
     ),
     cookies: Type.Optional(
-      closedRecord(`^${TOKEN}{1,128}$`, COOKIE_VALUE, {
-        maxProperties: 32,
-        description:
-          'Cookies, name to value, sent to the target with every request (a session cookie). Values are credentials: shown as ********',
-      }),
+      closedRecord(
+        `^${TOKEN}{1,128}$`,
+        COOKIE_VALUE,
+        {
+          maxProperties: 32,
+          description:
+            'Cookies, name to value, sent to the target with every request (a session cookie). Values are credentials: shown as ********',
+        },
+        SECRET_REASON(
+          'a cookie value: 1 to 4096 visible ASCII characters without blank, quote, comma, semicolon or backslash',
+        ),
+      ),
     ),
     auth: Type.Optional(
       Type.Object(
@@ -70,12 +86,14 @@ export const webConfigSchema = Type.Object(
             Type.String({
               pattern: '^[\\x20-\\x7E]{1,1024}$',
               description: 'basic: the password (shown as ********)',
+              'x-reason': SECRET_REASON('a password of 1 to 1024 printable ASCII characters'),
             }),
           ),
           token: Type.Optional(
             Type.String({
               pattern: '^([A-Za-z0-9._~+/-]{1,4096}=*|\\*{8})$',
               description: 'bearer: the token (shown as ********)',
+              'x-reason': SECRET_REASON('a bearer token (RFC 6750 b64token)'),
             }),
           ),
         },

@@ -130,6 +130,18 @@ describe('scan config', () => {
     expect(response.body.error).toContain(field);
   });
 
+  it('a refused credential is not repeated in the answer', async () => {
+    const refused = `bad value ${randomUUID()}`;
+    const response = await call('POST', '/api/v1/scans', {
+      target: TARGET,
+      scanType: 'sqlmap',
+      config: { cookies: { session: refused }, auth: { type: 'bearer', token: refused } },
+    });
+    expect(response.status).toBe(400);
+    expect(response.text).not.toContain(refused);
+    expect(ctx.app.logs.join('')).not.toContain(refused);
+  });
+
   it('stays as given for an engine without a config schema', async () => {
     const response = await call('POST', '/api/v1/scans', {
       target: 'https://app.example/',

@@ -102,8 +102,11 @@ describe('wapiti, for real', () => {
   it('a whole-site scan with the session cookie and the reset page excluded finds the flaws behind the login and never visits the reset page', async () => {
     const cookie = await ctx.vulnerable.login();
     const started = Date.now();
+    // A header too: wapiti takes header values only on its argv (README), never logged here.
+    const header = `h-${cookie.value.slice(0, 8)}-${Date.now()}`;
     const { scan, found } = await vulnerabilitiesFound(ctx.vulnerable.url, {
       cookies: { [cookie.name]: cookie.value },
+      headers: { 'X-Rampart-Test': header },
       exclude: ['/auth/reset*'],
     });
     const url = ctx.vulnerable.url;
@@ -116,9 +119,12 @@ describe('wapiti, for real', () => {
     expect(ctx.vulnerable.resetVisits).toBe(0);
     expect(scan.config).toEqual({
       cookies: { session: '********' },
+      headers: { 'X-Rampart-Test': '********' },
       exclude: ['/auth/reset*'],
     });
-    expect(ctx.app.logs.join('')).not.toContain(cookie.value);
+    for (const secret of [cookie.value, header]) {
+      expect(ctx.app.logs.join('')).not.toContain(secret);
+    }
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 120_000);
 
