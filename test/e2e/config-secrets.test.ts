@@ -6,12 +6,12 @@
  * sentinel scan hands its config to the children whose engine takes one. The engines are
  * instant test engines (test/doubles/engines.ts) that record what the worker hands them.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { secretsKeyId } from '../../src/adapters/secrets/secret-box.js';
+import { createSecretBox, secretsKeyId } from '../../src/adapters/secrets/secret-box.js';
 import { instantEngine } from '../doubles/engines.js';
-import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { createKey, startApp, tokenFor, useTestApp } from '../support/harness.js';
 import { waitForStatus } from '../support/scans.js';
 import { TEST_SECRETS_KEY } from '../support/secrets.js';
 
@@ -32,11 +32,11 @@ const ctx = useTestApp(
     resolver,
   },
 );
+const tenant = randomUUID();
 let key = '';
 
 beforeAll(async () => {
-  key = (await createKey(ctx.app, await tokenFor(randomUUID()), { rateLimitPerMinute: 1000 }))
-    .rawKey;
+  key = (await createKey(ctx.app, await tokenFor(tenant), { rateLimitPerMinute: 1000 })).rawKey;
 });
 
 const TARGET = 'https://app.example/search?q=1';
@@ -184,6 +184,27 @@ describe('scan config', () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toContain('config.cookies.session');
+  });
+
+  it('clear text stored before is sealed at start, and resealed under a rotated key', async () => {
+    const { id } = await configTheScannerGot({ scanType: 'wapiti', config: config() });
+    const clear = JSON.stringify(config('clear-session'));
+    await sql`update scans set config = ${clear}::jsonb where id = ${id}`.execute(
+      ctx.database.handle.db,
+    );
+    const restarted = await startApp(ctx.database.handle, { SECRETS_KEY: TEST_SECRETS_KEY });
+    await restarted.close();
+    const sealed = await storedConfig('scans', id);
+    expect(sealed).not.toContain('clear-session');
+    expect(sealed).toContain(SEALED_BY_TEST_KEY);
+    const newKey = randomBytes(32);
+    const rotated = await startApp(ctx.database.handle, {
+      SECRETS_KEY: newKey.toString('base64'),
+      SECRETS_KEY_PREVIOUS: TEST_SECRETS_KEY,
+    });
+    await rotated.close();
+    const row = JSON.parse(await storedConfig('scans', id)) as { cookies: { session: string } };
+    expect(createSecretBox(newKey).open(row.cookies.session, tenant)).toBe('clear-session');
   });
 
   it('never reaches a log line', () => {
