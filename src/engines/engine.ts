@@ -47,6 +47,16 @@ interface EngineBase {
     options: Readonly<Record<string, unknown>>,
     target: ScanTarget | null,
   ) => { readonly field: string; readonly reason: string } | null;
+  /**
+   * JSON Schema of the scan's `config` for an engine that understands one (web-config.ts: sqlmap,
+   * wapiti): closed like `optionsSchema`. Absent: `config` is stored and shown as given (any
+   * object of at most 16 KiB, the specification's "engine-specific configuration overrides").
+   */
+  readonly configSchema?: TObject;
+  /** Like `optionsProblem`, for `config` (a reserved header name, an incomplete `auth`). */
+  readonly configProblem?: (
+    config: Readonly<Record<string, unknown>>,
+  ) => { readonly field: string; readonly reason: string } | null;
   /** The scan `timeout` when the request gives none (seconds; at most 86400). */
   readonly defaultTimeoutSeconds: number;
 }
@@ -124,6 +134,8 @@ export interface EngineCommand {
        * format). Absent: not known to the caller.
        */
       readonly toolVersion?: string | null;
+      /** The scan's validated `config` with its credentials in clear (`{}` for none). */
+      readonly config?: Readonly<Record<string, unknown>>;
     },
   ): string[];
   /**
@@ -134,7 +146,12 @@ export interface EngineCommand {
   inputFiles?(
     options: Readonly<Record<string, unknown>>,
     target: ScanTarget,
-    context: { readonly reportPath: string; readonly workDir: string },
+    context: {
+      readonly reportPath: string;
+      readonly workDir: string;
+      /** The scan's validated `config` with its credentials in clear (`{}` for none). */
+      readonly config?: Readonly<Record<string, unknown>>;
+    },
   ): ReadonlyArray<{ readonly path: string; readonly content: string }>;
   /**
    * Report text to findings; also given the partial report of a cancelled or timed-out run.

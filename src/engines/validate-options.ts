@@ -11,11 +11,16 @@ import type { EngineDefinition } from './engine.js';
 const ajv = createAjv({ coerceTypes: false, useDefaults: true });
 const compiled = new Map<string, ValidateFunction>();
 
-function validatorOf(engine: EngineDefinition): ValidateFunction {
-  let validate = compiled.get(engine.name);
+function validatorOf(
+  engine: EngineDefinition,
+  which: 'options' | 'config' = 'options',
+): ValidateFunction {
+  const key = `${engine.name}:${which}`;
+  let validate = compiled.get(key);
   if (validate === undefined) {
-    validate = ajv.compile(engine.optionsSchema);
-    compiled.set(engine.name, validate);
+    const schema = which === 'options' ? engine.optionsSchema : engine.configSchema;
+    validate = ajv.compile(schema ?? {});
+    compiled.set(key, validate);
   }
   return validate;
 }
@@ -62,5 +67,41 @@ export function checkEngineOptions(
     ok: false,
     kind: structural ? 'structure' : 'value',
     error: toApiError(errors, field, field),
+  };
+}
+
+/**
+ * Checks a request's `config` against its engine's `configSchema` (web-config.ts), the same way
+ * as `options`: closed objects, INVALID_FIELD_VALUE for a value the schema or the engine refuses.
+ * An engine without a schema keeps `config` as given (absent: `{}`).
+ */
+export function checkEngineConfig(engine: EngineDefinition, input: unknown): OptionsCheck {
+  const copy: unknown =
+    input === undefined || input === null ? {} : JSON.parse(JSON.stringify(input));
+  if (engine.configSchema === undefined) {
+    return { ok: true, options: copy as Record<string, unknown> };
+  }
+  const validate = validatorOf(engine, 'config');
+  if (validate(copy)) {
+    const config = copy as Record<string, unknown>;
+    const problem = engine.configProblem?.(config) ?? null;
+    if (problem !== null) {
+      return {
+        ok: false,
+        kind: 'value',
+        error: new ApiError('INVALID_FIELD_VALUE', {
+          field: `config.${problem.field}`,
+          reason: problem.reason,
+        }),
+      };
+    }
+    return { ok: true, options: config };
+  }
+  const errors = validate.errors ?? [];
+  const structural = errors.some((error) => errorRank(error) < 2);
+  return {
+    ok: false,
+    kind: structural ? 'structure' : 'value',
+    error: toApiError(errors, 'config', 'config'),
   };
 }

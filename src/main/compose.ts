@@ -157,6 +157,7 @@ export async function probeEngines(): Promise<EngineAvailability[]> {
       version: probe?.version ?? null,
       targetTypes: [...engine.targetTypes],
       optionsSchema: engine.optionsSchema,
+      ...(engine.configSchema === undefined ? {} : { configSchema: engine.configSchema }),
     };
   });
 }

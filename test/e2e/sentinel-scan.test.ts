@@ -12,7 +12,7 @@ import { ourChildren } from '../support/engine-runs.js';
 import { TEST_ENGINES, TEST_JWT_SECRET, useTestApp } from '../support/harness.js';
 import { TEST_SANDBOX } from '../support/sandbox.js';
 import { createScan, waitUntilEnded } from '../support/scans.js';
-import type { VulnerableApp } from '../support/vulnerable-app.js';
+import { loginTo, resetVisitsOf, type VulnerableApp } from '../support/vulnerable-app.js';
 import { startVulnerableAppProcess } from '../support/vulnerable-app-process.js';
 import { createPollingKey, useSilentServer } from '../support/web-scan.js';
 
@@ -152,6 +152,46 @@ describe('sentinel, for real', () => {
     );
     expect(new Set(sources).size).toBe(childTotal);
     expect(sources).toHaveLength(childTotal);
+  }, 300_000);
+
+  it('with the session cookie in config and the reset page excluded, finds the flaws behind the login', async () => {
+    const url = vulnerable?.url ?? '';
+    const cookie = await loginTo(url);
+    const target = `${url}auth/search?q=apple`;
+    const { id } = await createScan(ctx.app, key, {
+      target,
+      scanType: 'sentinel',
+      options: { engines: ['sqlmap', 'wapiti'] },
+      config: { cookies: { [cookie.name]: cookie.value }, exclude: ['/auth/reset*'] },
+    });
+    const scan = await waitUntilEnded(ctx.app, key, id, 240_000);
+    expect(scan.error).toBeUndefined();
+    expect(scan.config).toEqual({ cookies: { session: '********' }, exclude: ['/auth/reset*'] });
+    for (const child of scan.sentinel.children) {
+      expect(child.status, JSON.stringify(child)).toBe('completed');
+    }
+    const response = await ctx.app.request(`/api/v1/scans/${id}/results?limit=100`, {
+      headers: { 'x-api-key': key },
+    });
+    expect(response.status, response.text).toBe(200);
+    const findings: Array<
+      ResultFinding & { location: { url: string | null }; sources: Array<{ engine: string }> }
+    > = response.body.data.findings;
+    const at = (cwe: string, path: string) =>
+      findings.filter(
+        (finding) =>
+          finding.identifiers.cwe.includes(cwe) &&
+          (finding.location.url ?? '').startsWith(`${url}${path}`),
+      );
+    // The injection behind the login, from both children, merged into one finding.
+    const sqli = at('CWE-89', 'auth/search');
+    expect(sqli, JSON.stringify(findings.map((f) => [f.identifiers, f.location.url]))).toHaveLength(
+      1,
+    );
+    expect(sqli[0]?.sources.map((source) => source.engine).sort()).toEqual(['sqlmap', 'wapiti']);
+    expect(at('CWE-79', 'auth/hello')).toHaveLength(1);
+    expect(await resetVisitsOf(url)).toBe(0);
+    expect(ctx.app.logs.join('')).not.toContain(cookie.value);
   }, 300_000);
 
   it('cancelling a running sentinel scan stops every child process within 2 s', async () => {

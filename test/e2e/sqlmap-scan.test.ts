@@ -16,12 +16,13 @@ import { useWebScanApp } from '../support/web-scan.js';
 const ctx = useWebScanApp('sqlmap');
 const { runners } = ctx;
 
-async function scanAndGetFindings(target: string) {
+async function scanAndGetFindings(target: string, config?: Record<string, unknown>) {
   const { id } = await createScan(ctx.app, ctx.key, {
     target,
     scanType: 'sqlmap',
     // Fast and gentle: the specification's level and risk defaults, three techniques.
     options: { technique: 'BEU' },
+    ...(config === undefined ? {} : { config }),
   });
   const scan = await ctx.waitUntilEnded(id, 90_000);
   const response = await ctx.app.request(`/api/v1/scans/${id}/findings`, {
@@ -65,5 +66,31 @@ describe('sqlmap, for real', () => {
     expect(second.findings.map((f: { fingerprint: string }) => f.fingerprint)).toEqual([
       first.findings[0].fingerprint,
     ]);
+  }, 180_000);
+
+  it('behind the login: finds the injection with the session cookie in config, nothing without it', async () => {
+    const target = `${ctx.vulnerable.url}auth/search?q=apple`;
+    const cookie = await ctx.vulnerable.login();
+    const without = await scanAndGetFindings(target);
+    expect(without.scan).toMatchObject({ status: 'completed', resultCount: 0 });
+    expect(without.findings).toEqual([]);
+
+    const withCookie = await scanAndGetFindings(target, {
+      cookies: { [cookie.name]: cookie.value },
+      userAgent: 'Rampart sqlmap test',
+    });
+    expect(withCookie.scan.error).toBeUndefined();
+    expect(withCookie.scan).toMatchObject({
+      status: 'completed',
+      resultCount: 1,
+      config: { cookies: { session: '********' }, userAgent: 'Rampart sqlmap test' },
+    });
+    expect(withCookie.findings[0]).toMatchObject({
+      engine: 'sqlmap',
+      ruleId: 'sql-injection:GET:q',
+      location: { url: target },
+    });
+    // The session never reaches a log line (sqlmap took it from a file, not its argv).
+    expect(ctx.app.logs.join('')).not.toContain(cookie.value);
   }, 180_000);
 });

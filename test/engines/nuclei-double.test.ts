@@ -107,6 +107,40 @@ describe('nuclei through the process runner, against the nuclei test double', ()
     );
   });
 
+  it('takes config headers, cookies and credentials from a -H file, never on the argv', async () => {
+    const run = await runWithDouble({
+      config: {
+        cookies: { session: 's3ssion' },
+        headers: { 'X-Api-Key': 'k3y' },
+        auth: { type: 'bearer', token: 't0ken' },
+        userAgent: 'Rampart test',
+      },
+      settings: { fixture: DVWA_FIXTURE },
+    });
+    expect(run.output.ending).toBe('completed');
+    const [argv] = await loggedArgv(run.argvLog);
+    const headerArg = argv?.find((arg) => arg.startsWith('-H=')) ?? '';
+    expect(headerArg).toMatch(/\/nuclei-[^/]+\/headers\.txt$/);
+    for (const secret of ['s3ssion', 'k3y', 't0ken']) {
+      expect(argv?.join(' ')).not.toContain(secret);
+    }
+    expect(
+      nucleiEngine.command.inputFiles?.({}, URL_TARGET, {
+        reportPath: '/ws/report.jsonl',
+        workDir: '/ws',
+        config: {
+          cookies: { session: 's3ssion', lang: 'en' },
+          auth: { type: 'basic', username: 'alice', password: 'pw' },
+        },
+      }),
+    ).toEqual([
+      {
+        path: 'headers.txt',
+        content: `Cookie: session=s3ssion; lang=en\nAuthorization: Basic ${Buffer.from('alice:pw').toString('base64')}\n`,
+      },
+    ]);
+  });
+
   it('reads a JSON-array report and a domain target', async () => {
     const run = await runWithDouble({
       target: DOMAIN_TARGET,

@@ -160,6 +160,8 @@ export interface EngineRunSpec {
   readonly target: ScanTarget;
   /** The options as given to the runner (default: none). */
   readonly options?: Record<string, unknown>;
+  /** The scan's config, credentials in clear, as the worker hands it (default: none). */
+  readonly config?: Record<string, unknown>;
   /** Validate `options` and fill in the defaults first, as the API would. */
   readonly validate?: boolean;
   /** What the worker's check settled (default: no address, private targets not allowed). */
@@ -265,6 +267,7 @@ export async function runEngine(spec: EngineRunSpec): Promise<EngineRun> {
     scan: fakeScanRecord(spec.engine, spec.target, options),
     target: spec.target,
     options,
+    config: spec.config ?? {},
     pin: spec.pin ?? { address: null, privateTargetsAllowed: false },
     signal: controller.signal,
     timeoutMs: spec.timeoutMs,
@@ -303,6 +306,7 @@ export interface DoubleRunSpec {
   readonly settings: DoubleSettings;
   readonly target?: ScanTarget;
   readonly options?: Record<string, unknown>;
+  readonly config?: Record<string, unknown>;
   readonly pin?: TargetPin;
   readonly command?: EngineCommand;
   readonly timeoutMs?: number;
@@ -338,6 +342,7 @@ export function useNamedDouble(file: {
       workspaceBase: run.workspaceBase,
       target: run.target ?? file.target,
       options: run.options ?? file.options,
+      ...(run.config === undefined ? {} : { config: run.config }),
       validate: file.validate,
       toolVersion: file.toolVersion,
       pin: run.pin,

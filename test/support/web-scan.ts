@@ -28,8 +28,17 @@ import { TEST_SANDBOX } from './sandbox.js';
 import { type getScan, waitUntilEnded } from './scans.js';
 import { startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
 
+/** The vulnerable app as a test file sees it (vulnerable-app.ts). */
+export interface VulnerableAppView {
+  readonly url: string;
+  /** Requests its `/auth/reset` page has had. */
+  readonly resetVisits: number;
+  /** Logs in through its form: the session cookie. */
+  login(): Promise<{ readonly name: string; readonly value: string }>;
+}
+
 /** The deliberately vulnerable test app for the whole test file; read `url` inside tests and hooks. */
-export function useVulnerableApp(): { readonly url: string } {
+export function useVulnerableApp(): VulnerableAppView {
   let vulnerable: VulnerableApp | null = null;
   beforeAll(async () => {
     vulnerable = await startVulnerableApp();
@@ -37,12 +46,25 @@ export function useVulnerableApp(): { readonly url: string } {
   afterAll(async () => {
     await vulnerable?.close();
   });
+  const started = (): VulnerableApp => {
+    if (vulnerable === null) {
+      throw new Error('useVulnerableApp: the app exists only inside tests and hooks');
+    }
+    return vulnerable;
+  };
   return {
     get url() {
-      if (vulnerable === null) {
-        throw new Error('useVulnerableApp: the app exists only inside tests and hooks');
+      return started().url;
+    },
+    get resetVisits() {
+      return started().resetVisits ?? 0;
+    },
+    login() {
+      const app = started();
+      if (app.login === undefined) {
+        throw new Error('useVulnerableApp: this app has no login');
       }
-      return vulnerable.url;
+      return app.login();
     },
   };
 }
@@ -170,7 +192,7 @@ export interface WebScanContext {
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly app: TestApp;
   readonly key: string;
-  readonly vulnerable: { readonly url: string };
+  readonly vulnerable: VulnerableAppView;
   /** Polls the scan every 250 ms (the scanner runs for seconds) until it has ended. */
   waitUntilEnded(id: string, timeoutMs: number): ReturnType<typeof getScan>;
 }

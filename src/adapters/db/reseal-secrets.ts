@@ -9,7 +9,7 @@
 import { type Kysely, sql } from 'kysely';
 import { SECRET_OPTION_KEYS } from '../../domain/secrets/secret-options.js';
 import { type SecretBox, SecretUnreadableError } from '../../use-cases/ports/secrets.js';
-import { resealedOptions } from '../../use-cases/secrets/option-secrets.js';
+import { resealedConfig, resealedOptions } from '../../use-cases/secrets/option-secrets.js';
 import type { Database } from './database.js';
 
 const PAGE = 500;
@@ -26,35 +26,52 @@ type Table = 'scans' | 'scan_templates';
 interface Row {
   id: string;
   tenant_id: string;
-  options: unknown;
+  value: unknown;
 }
 
-/** Rows whose options' JSON names a credential key at all (the rest need no look). */
-function mentionsSecrets() {
+/** A JSON column that may hold credentials: `options`, and `config` (secret-config.ts). */
+type Column = 'options' | 'config';
+
+/** The keys whose presence in a column's JSON means it may hold a credential. */
+const MENTIONED: Readonly<Record<Column, readonly string[]>> = {
+  options: [...SECRET_OPTION_KEYS],
+  config: ['headers', 'cookies', 'auth'],
+};
+
+const RESEAL: Readonly<
+  Record<
+    Column,
+    (box: SecretBox, tenantId: string, value: Record<string, unknown>) => Record<string, unknown>
+  >
+> = { options: resealedOptions, config: resealedConfig };
+
+/** Rows whose column's JSON names a credential key at all (the rest need no look). */
+function mentionsSecrets(column: Column) {
   return sql.join(
-    [...SECRET_OPTION_KEYS].map((key) => sql`options::text like ${`%"${key}":%`}`),
+    MENTIONED[column].map((key) => sql`${sql.ref(column)}::text like ${`%"${key}":%`}`),
     sql` or `,
   );
 }
 
-async function resealTable(db: Kysely<Database>, box: SecretBox, table: Table) {
+async function resealTable(db: Kysely<Database>, box: SecretBox, table: Table, column: Column) {
   let resealed = 0;
   let unreadable = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = (
       await sql<Row>`
-        select id, tenant_id, options from ${sql.table(table)}
-        where id > ${after} and (${mentionsSecrets()})
+        select id, tenant_id, ${sql.ref(column)} as value from ${sql.table(table)}
+        where id > ${after} and (${mentionsSecrets(column)})
         order by id limit ${PAGE}`.execute(db)
     ).rows;
     for (const row of rows) {
-      const options = (
-        typeof row.options === 'string' ? JSON.parse(row.options) : row.options
-      ) as Record<string, unknown>;
+      const options = (typeof row.value === 'string' ? JSON.parse(row.value) : row.value) as Record<
+        string,
+        unknown
+      >;
       let next: Record<string, unknown>;
       try {
-        next = resealedOptions(box, row.tenant_id, options);
+        next = RESEAL[column](box, row.tenant_id, options);
       } catch (error) {
         if (error instanceof SecretUnreadableError) {
           unreadable += 1;
@@ -68,8 +85,8 @@ async function resealTable(db: Kysely<Database>, box: SecretBox, table: Table) {
         continue;
       }
       const updated = await sql`
-        update ${sql.table(table)} set options = ${written}::jsonb
-        where id = ${row.id} and options = ${before}::jsonb`.execute(db);
+        update ${sql.table(table)} set ${sql.ref(column)} = ${written}::jsonb
+        where id = ${row.id} and ${sql.ref(column)} = ${before}::jsonb`.execute(db);
       resealed += Number(updated.numAffectedRows ?? 0n);
     }
     const last = rows.at(-1);
@@ -85,10 +102,14 @@ export async function resealStoredSecrets(
   db: Kysely<Database>,
   box: SecretBox,
 ): Promise<ResealReport> {
-  const scans = await resealTable(db, box, 'scans');
-  const templates = await resealTable(db, box, 'scan_templates');
+  const reports = [];
+  for (const table of ['scans', 'scan_templates'] as const) {
+    for (const column of ['options', 'config'] as const) {
+      reports.push(await resealTable(db, box, table, column));
+    }
+  }
   return {
-    resealed: scans.resealed + templates.resealed,
-    unreadable: scans.unreadable + templates.unreadable,
+    resealed: reports.reduce((sum, report) => sum + report.resealed, 0),
+    unreadable: reports.reduce((sum, report) => sum + report.unreadable, 0),
   };
 }

@@ -32,6 +32,8 @@ export interface EngineAvailability {
   readonly version: string | null;
   readonly targetTypes: readonly string[];
   readonly optionsSchema: unknown;
+  /** JSON Schema of the scan `config`, for the engines that take one (issue 21). */
+  readonly configSchema?: unknown;
 }
 
 /** Everything the HTTP layer needs, built once by main/compose.ts (or a test harness). */

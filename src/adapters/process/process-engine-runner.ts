@@ -296,6 +296,7 @@ export function createProcessEngineRunner(
               privileged: options.privileged,
               pin: request.pin,
               toolVersion: options.toolVersion ?? null,
+              config: request.config ?? {},
             });
           } catch (error) {
             // A builder refuses what it cannot express safely (validation should have already).
@@ -310,7 +311,11 @@ export function createProcessEngineRunner(
           if (command.inputFiles !== undefined) {
             await writeInputFiles(
               dir,
-              command.inputFiles(request.options, request.target, { reportPath, workDir: dir }),
+              command.inputFiles(request.options, request.target, {
+                reportPath,
+                workDir: dir,
+                config: request.config ?? {},
+              }),
               owner,
             );
           }

@@ -16,7 +16,10 @@ export const SECRET_OPTION_KEYS: ReadonlySet<string> = new Set([
 /** What a credential is shown as, and what, sent back, means "keep the stored one". */
 export const SECRET_MASK = '********';
 
-type Path = readonly string[];
+export type Path = readonly string[];
+
+/** A walk over the credentials of a tree (options, or a scan's `config`): `mapSecretOptions`. */
+export type SecretWalk = <T>(value: T, replace: (secret: string, path: Path) => string) => T;
 
 /**
  * `value` with every credential string replaced by `replace(secret, path)` (path: the keys from
@@ -87,15 +90,17 @@ export function keepMaskedSecrets(
   sent: Record<string, unknown>,
   stored: Record<string, unknown>,
   fresh: (secret: string) => string,
+  walk: SecretWalk = mapSecretOptions,
+  root = 'options',
 ): KeptSecrets {
   const missing: string[] = [];
-  const options = mapSecretOptions(sent, (secret, path) => {
+  const options = walk(sent, (secret, path) => {
     if (secret !== SECRET_MASK) {
       return fresh(secret);
     }
     const kept = at(stored, path);
     if (typeof kept !== 'string') {
-      missing.push(['options', ...path].join('.'));
+      missing.push([root, ...path].join('.'));
       return secret;
     }
     return kept;

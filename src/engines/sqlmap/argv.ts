@@ -3,11 +3,15 @@
  * binary name out. Pure; the worker spawns it without a shell. The contract is in README.md.
  */
 import type { ScanTarget } from '../../domain/targets/target.js';
+import type { WebConfig } from '../web-config.js';
+import { hasSqlmapConfig, SQLMAP_CONFIG_FILE } from './config.js';
 import type { SqlmapOptions } from './options.js';
 
 export interface SqlmapArgvContext {
   /** The scan's private workspace; sqlmap writes `<workDir>/out/<host>/log` there. */
   readonly workDir: string;
+  /** The scan's config: anything set means `-c <workDir>/sqlmap.conf` (config.ts). */
+  readonly config?: WebConfig;
 }
 
 /** The output directory inside the workspace; sqlmap writes one `<host>/log` below it per host. */
@@ -80,5 +84,9 @@ export function buildSqlmapArgv(
     `--answers=${SQLMAP_ANSWERS}`,
     // The console is read for progress only; no escape sequences in it.
     '--disable-coloring',
+    // Cookies, headers, credentials, user agent and scope: from a file, never on the argv.
+    ...(context.config !== undefined && hasSqlmapConfig(context.config)
+      ? ['-c', `${context.workDir}/${SQLMAP_CONFIG_FILE}`]
+      : []),
   ];
 }

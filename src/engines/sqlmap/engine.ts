@@ -1,5 +1,7 @@
 import type { ToolEngine } from '../engine.js';
+import { webConfigOf, webConfigProblem, webConfigSchema } from '../web-config.js';
 import { buildSqlmapArgv, SQLMAP_OUTPUT_DIR } from './argv.js';
+import { hasSqlmapConfig, SQLMAP_CONFIG_FILE, sqlmapConfigFile } from './config.js';
 import { sqlmapFailure } from './failure.js';
 import { sqlmapOptionsSchema, sqlmapOptionsWithDefaults } from './options.js';
 import { createSqlmapParser, parseSqlmapReport } from './parse.js';
@@ -13,6 +15,8 @@ export const sqlmapEngine: ToolEngine = {
   binary: 'sqlmap',
   versionArgs: ['--version'],
   optionsSchema: sqlmapOptionsSchema,
+  configSchema: webConfigSchema,
+  configProblem: webConfigProblem,
   defaultTimeoutSeconds: 3600,
   command: {
     // One log per target host (`out/127.0.0.1/log`); every match is read, in name order.
@@ -20,7 +24,14 @@ export const sqlmapEngine: ToolEngine = {
     buildArgv: (options, target, context) =>
       buildSqlmapArgv(sqlmapOptionsWithDefaults({ ...options }), target, {
         workDir: context.workDir,
+        config: webConfigOf(context.config),
       }),
+    inputFiles: (_options, target, context) => {
+      const config = webConfigOf(context.config);
+      return hasSqlmapConfig(config)
+        ? [{ path: SQLMAP_CONFIG_FILE, content: sqlmapConfigFile(config, target.value) }]
+        : [];
+    },
     parse: (report, context) => parseSqlmapReport(report, context),
     createParser: (context) => createSqlmapParser(context),
     // sqlmap writes its log lines to stdout; stderr only ever gets Python's own crash output.

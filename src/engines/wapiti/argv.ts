@@ -3,6 +3,8 @@
  * binary name out. Pure; the worker spawns it without a shell. The contract is in README.md.
  */
 import type { ScanTarget } from '../../domain/targets/target.js';
+import type { WebConfig } from '../web-config.js';
+import { wapitiConfigArgs } from './config.js';
 import { WAPITI_DEFAULT_MODULES, type WapitiModule, type WapitiOptions } from './options.js';
 
 export interface WapitiArgvContext {
@@ -10,6 +12,8 @@ export interface WapitiArgvContext {
   readonly reportPath: string;
   /** The scan's private workspace: session and configuration databases go below it. */
   readonly workDir: string;
+  /** The scan's config (config.ts): cookies, headers, authentication, exclusions. */
+  readonly config?: WebConfig;
 }
 
 /**
@@ -119,5 +123,8 @@ export function buildWapitiArgv(
     '--no-bugreport',
     // Prints each crawled resource ("[+] GET <url> (<depth>)"), which the progress reader uses.
     '--verbose=1',
+    ...(context.config === undefined
+      ? []
+      : wapitiConfigArgs(context.config, target.value, context.workDir)),
   ];
 }

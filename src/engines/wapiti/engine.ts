@@ -1,5 +1,7 @@
 import type { ToolEngine } from '../engine.js';
+import { webConfigOf, webConfigProblem, webConfigSchema } from '../web-config.js';
 import { buildWapitiArgv } from './argv.js';
+import { wapitiInputFiles } from './config.js';
 import { wapitiFailure } from './failure.js';
 import { wapitiOptionsSchema, wapitiOptionsWithDefaults } from './options.js';
 import { createWapitiParser, parseWapitiReport } from './parse.js';
@@ -13,6 +15,8 @@ export const wapitiEngine: ToolEngine = {
   binary: 'wapiti',
   versionArgs: ['--version'],
   optionsSchema: wapitiOptionsSchema,
+  configSchema: webConfigSchema,
+  configProblem: webConfigProblem,
   defaultTimeoutSeconds: 3600,
   command: {
     reportFile: 'report.json',
@@ -20,7 +24,10 @@ export const wapitiEngine: ToolEngine = {
       buildWapitiArgv(wapitiOptionsWithDefaults({ ...options }), target, {
         reportPath: context.reportPath,
         workDir: context.workDir,
+        config: webConfigOf(context.config),
       }),
+    inputFiles: (_options, target, context) =>
+      wapitiInputFiles(webConfigOf(context.config), target.value),
     parse: (report, context) => parseWapitiReport(report, context),
     createParser: (context) => createWapitiParser(context),
     // wapiti prints with print() on stdout; nothing it prints on stderr is progress, but the

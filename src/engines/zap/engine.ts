@@ -1,4 +1,5 @@
 import type { ToolEngine } from '../engine.js';
+import { webConfigOf, webConfigProblem, webConfigSchema } from '../web-config.js';
 import { buildZapArgv, ZAP_PLAN_FILE } from './argv.js';
 import { zapOptionsSchema, zapOptionsWithDefaults } from './options.js';
 import { createZapParser, parseZapReport } from './parse.js';
@@ -25,6 +26,9 @@ export const zapEngine: ToolEngine = {
   binary: 'zap.sh',
   versionArgs: ['-cmd', '-version'],
   optionsSchema: zapOptionsSchema,
+  // Headers, cookies, auth, user agent and exclusions: into the plan file (plan.ts), never argv.
+  configSchema: webConfigSchema,
+  configProblem: webConfigProblem,
   defaultTimeoutSeconds: 7200,
   // Authentication completeness and the login page's origin need the target: templates are
   // checked when a scan uses them.
@@ -47,6 +51,7 @@ export const zapEngine: ToolEngine = {
           content: renderZapPlan(zapOptionsWithDefaults({ ...options }), target, {
             reportDir: dir,
             reportFile: file,
+            config: webConfigOf(context.config),
           }),
         },
       ];

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ScanTarget } from '../../domain/targets/target.js';
+import { webConfigOf } from '../web-config.js';
 import { type ZapOptions, zapOptionsWithDefaults } from './options.js';
 import {
   buildZapPlan,
@@ -211,6 +212,45 @@ jobs:
 });
 
 describe('buildZapPlan', () => {
+  it('config: one replacer rule per header, cookie, auth and user agent; exclusions in the context', () => {
+    const config = webConfigOf({
+      headers: { 'X-Api-Key': 'k3y' },
+      cookies: { session: 's1', lang: 'en' },
+      auth: { type: 'basic', username: 'alice', password: 'pw' },
+      userAgent: 'Rampart test',
+      exclude: ['/logout*'],
+    });
+    const plan = buildZapPlan(DEFAULTS, TARGET, { ...REPORT, config });
+    const rule = (description: string, header: string, value: string) => ({
+      description,
+      url: '^\\Qhttps://app.example.com/\\E.*',
+      matchType: 'req_header',
+      matchString: header,
+      matchRegex: false,
+      replacementString: value,
+      tokenProcessing: false,
+    });
+    expect(plan.jobs[0]).toEqual({
+      type: 'replacer',
+      parameters: { deleteAllRules: true },
+      rules: [
+        rule('rampart-config-1', 'X-Api-Key', 'k3y'),
+        rule('rampart-config-2', 'Cookie', 'session=s1; lang=en'),
+        rule(
+          'rampart-config-3',
+          'Authorization',
+          `Basic ${Buffer.from('alice:pw').toString('base64')}`,
+        ),
+        rule('rampart-config-4', 'User-Agent', 'Rampart test'),
+      ],
+    });
+    const [context] = (plan.env.contexts ?? []) as Array<{ excludePaths: string[] }>;
+    expect(context?.excludePaths.at(-1)).toBe('https://app\\.example\\.com/logout.*');
+    // Rendered into YAML and read back, the values are intact.
+    const text = renderZapPlan(DEFAULTS, TARGET, { ...REPORT, config });
+    expect(parse(text).jobs[0].rules[1].replacementString).toBe('session=s1; lang=en');
+  });
+
   it('cookie authentication: the Cookie header with name=value, no context user', () => {
     const plan = buildZapPlan(
       options({ authentication: { type: 'cookie', cookieName: 'sid', cookieValue: 'abc123' } }),

@@ -10,6 +10,7 @@
  * `ContextWrapper`, `ActiveScanJob`, `AuthenticationData`). The contract is in README.md.
  */
 import type { ScanTarget } from '../../domain/targets/target.js';
+import { excludedUrlRegex, type WebConfig } from '../web-config.js';
 import {
   completeAuthentication,
   type ZapAuthentication,
@@ -32,6 +33,8 @@ const ZAP_VARIABLE_START = '$\u007b';
 export interface ZapPlanContext {
   readonly reportDir: string;
   readonly reportFile: string;
+  /** The scan's config (../web-config.ts): headers, cookies, auth, user agent, exclusions. */
+  readonly config?: WebConfig;
 }
 
 /**
@@ -253,30 +256,64 @@ function formAuthentication(auth: ZapAuthentication): Mapping {
   };
 }
 
-/** A replacer rule adding the header (or cookie) to every request to the target's origin. */
-function headerJob(auth: ZapAuthentication, origin: string): Mapping[] {
-  if (auth.type === 'form') {
+/** The headers `config` sets on every request (cookies as one Cookie header, auth as Authorization). */
+function configHeaders(config: WebConfig | undefined): Array<readonly [string, string]> {
+  if (config === undefined) {
     return [];
   }
-  const [header, value] =
-    auth.type === 'header'
-      ? [auth.headerName, auth.headerValue]
-      : ['Cookie', `${auth.cookieName}=${auth.cookieValue}`];
+  const headers: Array<readonly [string, string]> = Object.entries(config.headers);
+  const cookies = Object.entries(config.cookies).map(([name, value]) => `${name}=${value}`);
+  if (cookies.length > 0) {
+    headers.push(['Cookie', cookies.join('; ')]);
+  }
+  if (config.auth?.type === 'basic') {
+    const pair = `${config.auth.username}:${config.auth.password}`;
+    headers.push(['Authorization', `Basic ${Buffer.from(pair).toString('base64')}`]);
+  } else if (config.auth?.type === 'bearer') {
+    headers.push(['Authorization', `Bearer ${config.auth.token}`]);
+  }
+  if (config.userAgent !== null) {
+    headers.push(['User-Agent', config.userAgent]);
+  }
+  return headers;
+}
+
+/**
+ * One replacer job setting each header on every request to the target's origin: the config's
+ * (`config-<n>` rules), then the header (or cookie) of `authentication`, which wins for the same
+ * header as the later rule.
+ */
+function headerJob(
+  auth: ZapAuthentication | null,
+  config: WebConfig | undefined,
+  origin: string,
+): Mapping[] {
+  const headers: Array<readonly [string, string, string]> = configHeaders(config).map(
+    ([name, value], index) => [`rampart-config-${index + 1}`, name, value] as const,
+  );
+  if (auth !== null && auth.type !== 'form') {
+    headers.push(
+      auth.type === 'header'
+        ? ['rampart-authentication', auth.headerName, auth.headerValue]
+        : ['rampart-authentication', 'Cookie', `${auth.cookieName}=${auth.cookieValue}`],
+    );
+  }
+  if (headers.length === 0) {
+    return [];
+  }
   return [
     {
       type: 'replacer',
       parameters: { deleteAllRules: true },
-      rules: [
-        {
-          description: 'rampart-authentication',
-          url: insideOriginRegex(origin),
-          matchType: 'req_header',
-          matchString: header,
-          matchRegex: false,
-          replacementString: value,
-          tokenProcessing: false,
-        },
-      ],
+      rules: headers.map(([description, header, value]) => ({
+        description,
+        url: insideOriginRegex(origin),
+        matchType: 'req_header',
+        matchString: header,
+        matchRegex: false,
+        replacementString: value,
+        tokenProcessing: false,
+      })),
     },
   ];
 }
@@ -302,7 +339,11 @@ export function buildZapPlan(
         name: ZAP_CONTEXT_NAME,
         urls: [url.href],
         includePaths: [...parts.includePaths],
-        excludePaths: [outsideOriginRegex(url.origin), ...parts.excludePaths],
+        excludePaths: [
+          outsideOriginRegex(url.origin),
+          ...parts.excludePaths,
+          ...(context.config?.exclude ?? []).map((pattern) => excludedUrlRegex(pattern, url.href)),
+        ],
         ...(auth === null ? {} : formAuthentication(auth)),
       },
     ],
@@ -316,7 +357,7 @@ export function buildZapPlan(
     },
   };
   const jobs: Mapping[] = [
-    ...(auth === null ? [] : headerJob(auth, url.origin)),
+    ...headerJob(auth, context.config, url.origin),
     {
       type: 'spider',
       parameters: {

@@ -11,6 +11,8 @@ export interface EngineRunRequest {
   readonly target: ScanTarget;
   /** The effective options, validated again against the engine's schema at claim time. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** The scan's `config`, validated again, with its credentials in clear (never logged). */
+  readonly config?: Readonly<Record<string, unknown>>;
   /** What the worker's target check just before the start settled, for the engine's argv. */
   readonly pin: TargetPin;
   readonly signal: AbortSignal;

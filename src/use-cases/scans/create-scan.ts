@@ -5,7 +5,12 @@
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError, formatErrorMessage } from '../../domain/errors.js';
-import { maskSecretOptions, SECRET_MASK } from '../../domain/secrets/secret-options.js';
+import { maskSecretConfig } from '../../domain/secrets/secret-config.js';
+import {
+  type KeptSecrets,
+  maskSecretOptions,
+  SECRET_MASK,
+} from '../../domain/secrets/secret-options.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
@@ -20,7 +25,7 @@ import type {
 import type { SecretBox } from '../ports/secrets.js';
 import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
 import type { WebhookUrlChecker } from '../ports/webhooks.js';
-import { optionsToStore } from '../secrets/option-secrets.js';
+import { configToStore, optionsToStore } from '../secrets/option-secrets.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
 import { type ValidScanRequest, validateScanRequest } from './validate-scan-request.js';
 
@@ -84,7 +89,7 @@ function mergeWithTemplate(body: Record<string, unknown>, template: TemplateReco
         : requestOptions;
   return {
     scanType: template.scanType,
-    config: template.config,
+    config: maskSecretConfig({ ...template.config }),
     tags: template.tags,
     ...(template.priority === null ? {} : { priority: template.priority }),
     ...(template.timeoutSeconds === null ? {} : { timeout: template.timeoutSeconds }),
@@ -93,6 +98,17 @@ function mergeWithTemplate(body: Record<string, unknown>, template: TemplateReco
     ),
     options,
   };
+}
+
+/** What to store, or INVALID_FIELD_VALUE for a `********` where the template has no value. */
+function storedOrRefused(kept: KeptSecrets): Record<string, unknown> {
+  if (!kept.ok) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: kept.field,
+      reason: `${SECRET_MASK} stands for the template's value, and it has none`,
+    });
+  }
+  return kept.options;
 }
 
 export interface ScanCaller {
@@ -140,18 +156,12 @@ export async function createScan(
   }
   const request = check.request;
   // Credentials are stored sealed; `********` keeps the template's at the same place.
-  const options = optionsToStore(
-    deps.secrets,
-    caller.tenantId,
-    request.options,
-    template?.options ?? {},
+  const options = storedOrRefused(
+    optionsToStore(deps.secrets, caller.tenantId, request.options, template?.options ?? {}),
   );
-  if (!options.ok) {
-    throw new ApiError('INVALID_FIELD_VALUE', {
-      field: options.field,
-      reason: `${SECRET_MASK} stands for the template's value, and it has none`,
-    });
-  }
+  const config = storedOrRefused(
+    configToStore(deps.secrets, caller.tenantId, request.config, template?.config ?? {}),
+  );
   if (request.callbackUrl !== null) {
     const callback = await deps.urls.check(request.callbackUrl);
     if (!callback.ok) {
@@ -188,8 +198,8 @@ export async function createScan(
     targetType: request.target.type,
     priority: request.priority,
     tags: request.tags,
-    options: options.options,
-    config: request.config,
+    options,
+    config,
     timeoutSeconds: request.timeoutSeconds,
     assetId: request.assetId,
     callbackUrl: request.callbackUrl,

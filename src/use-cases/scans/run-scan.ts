@@ -22,11 +22,11 @@ import type { PrivateTargetPolicy } from '../../domain/targets/private-target-po
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 import { confirmedBy } from '../../engines/sentinel/confidence.js';
-import { checkEngineOptions } from '../../engines/validate-options.js';
+import { checkEngineConfig, checkEngineOptions } from '../../engines/validate-options.js';
 import type { EngineRunner } from '../ports/engine-runs.js';
 import type { TargetResolver } from '../ports/scans.js';
 import { type SecretBox, SecretUnreadableError } from '../ports/secrets.js';
-import { openedOptions } from '../secrets/option-secrets.js';
+import { openedConfig, openedOptions } from '../secrets/option-secrets.js';
 
 export interface RunScanDeps {
   readonly runners: ReadonlyMap<string, EngineRunner>;
@@ -36,10 +36,16 @@ export interface RunScanDeps {
   readonly secrets: SecretBox;
 }
 
-/** The scan's options with its credentials in clear, or why they cannot be opened. */
-function openOptions(secrets: SecretBox, scan: ScanRecord): Record<string, unknown> | string {
+/** The scan's options and config with their credentials in clear, or why they cannot be opened. */
+function openOptions(
+  secrets: SecretBox,
+  scan: ScanRecord,
+): { options: Record<string, unknown>; config: Record<string, unknown> } | string {
   try {
-    return openedOptions(secrets, scan.tenantId, { ...scan.options });
+    return {
+      options: openedOptions(secrets, scan.tenantId, { ...scan.options }),
+      config: openedConfig(secrets, scan.tenantId, { ...scan.config }),
+    };
   } catch (error) {
     if (error instanceof SecretUnreadableError) {
       return error.message;
@@ -88,9 +94,16 @@ export async function runScan(
     return failed(engine.name, 'ENGINE_ERROR', `The scan cannot start: ${opened}`);
   }
   const target = parseTarget(scan.target, scan.targetType, engine.targetTypes);
-  const options = checkEngineOptions(engine, opened);
-  if (!target.ok || !options.ok) {
-    const why = !target.ok ? target.reason : options.ok ? '' : options.error.message;
+  const options = checkEngineOptions(engine, opened.options);
+  const config = checkEngineConfig(engine, opened.config);
+  if (!target.ok || !options.ok || !config.ok) {
+    const why = !target.ok
+      ? target.reason
+      : !options.ok
+        ? options.error.message
+        : config.ok
+          ? ''
+          : config.error.message;
     return failed(
       engine.name,
       'ENGINE_ERROR',
@@ -109,6 +122,7 @@ export async function runScan(
     scan,
     target: target.target,
     options: options.options,
+    config: config.options,
     pin: {
       address: pinnedAddress(addresses),
       // nuclei's -lna refuses every private address, so it is left out when any is allowed

@@ -32,10 +32,18 @@ const boundedText = (max: number, options: SchemaOptions = {}) =>
     ...options,
   });
 
-/** `config`: any object, at most 16 KiB written as JSON (scans and templates alike). */
+/**
+ * `config`: any object, at most 16 KiB written as JSON (scans and templates alike); an engine
+ * with a config schema (engines/web-config.ts) then holds it to that schema.
+ */
 export const ConfigSchema = Type.Object(
   {},
-  { additionalProperties: true, 'x-max-json-bytes': MAX_CONFIG_JSON_BYTES },
+  {
+    additionalProperties: true,
+    'x-max-json-bytes': MAX_CONFIG_JSON_BYTES,
+    description:
+      'Engine-specific configuration overrides. sqlmap, wapiti, ZAP, nuclei (without exclude) and sentinel take a closed object (GET /api/v1/engines, configSchema): headers and cookies (name to value), auth ({type: basic, username, password} or {type: bearer, token}), exclude (paths or URLs, * any characters, matched against the whole URL) and userAgent; sentinel hands each of those children the sections it takes. Header values, cookie values, auth.password and auth.token are shown as ******** and stored encrypted; sending ******** back keeps the stored value. Other engines store it as given.',
+  },
 );
 
 export const ScanTypeSchema = Type.String({

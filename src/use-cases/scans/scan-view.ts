@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../../domain/findings/finding.js';
 import { durationMs, type ScanRecord } from '../../domain/scans/scan.js';
+import { maskSecretConfig } from '../../domain/secrets/secret-config.js';
 import { maskSecretOptions } from '../../domain/secrets/secret-options.js';
 import type { SentinelRunView } from '../ports/scans.js';
 
@@ -48,7 +49,7 @@ export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | n
     ...toScanCreatedView(scan, null),
     targetType: scan.targetType,
     options: maskSecretOptions({ ...scan.options }),
-    config: { ...scan.config },
+    config: maskSecretConfig({ ...scan.config }),
     timeout: scan.timeoutSeconds,
     assetId: scan.assetId,
     callbackUrl: scan.callbackUrl,

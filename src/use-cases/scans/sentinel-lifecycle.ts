@@ -15,12 +15,13 @@
  *
  * The SQL sits in the queue adapter behind `SentinelStore`; the decisions are here.
  */
+
 import { ApiError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/findings/finding.js';
 import type { ScanError, ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal, type ScanStatus } from '../../domain/scans/status-machine.js';
-import { isEngineName } from '../../engines/engine.js';
-import { runsAsChildScans } from '../../engines/registry.js';
+import { type EngineDefinition, isEngineName } from '../../engines/engine.js';
+import { ENGINES, runsAsChildScans } from '../../engines/registry.js';
 import {
   aggregateSentinel,
   type SentinelAggregate,
@@ -33,6 +34,7 @@ import {
   sentinelOptionsWithDefaults,
 } from '../../engines/sentinel/plan.js';
 import type { PlannedChild, SourceFinding } from '../../engines/sentinel/types.js';
+import { configFor } from '../../engines/web-config.js';
 import type { IdSource } from '../ports/common.js';
 import type { NewScan } from '../ports/scans.js';
 import type { ChildScanPlanner } from './create-scan.js';
@@ -112,6 +114,13 @@ function toSourceFinding(finding: Finding): SourceFinding | null {
 
 const MAX_NAME = 255;
 
+function childConfig(
+  schema: EngineDefinition['configSchema'],
+  config: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  return schema === undefined ? {} : configFor(schema, config);
+}
+
 /** A child scan row: the parent's priority, tags and asset; its own engine, target and options. */
 function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan {
   return {
@@ -125,7 +134,9 @@ function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan
     priority: parent.priority,
     tags: parent.tags,
     options: child.options,
-    config: {},
+    // The parent's config (sealed as stored) to each child whose engine takes one: the sections
+    // that engine understands.
+    config: childConfig(ENGINES[child.engine].configSchema, parent.config),
     timeoutSeconds: child.timeoutSeconds,
     assetId: parent.assetId,
     callbackUrl: null,

@@ -21,7 +21,7 @@ import { compileBodyCheck, firstWith } from '../../domain/validation/ajv.js';
 import type { EngineDefinition } from '../../engines/engine.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
-import { checkEngineOptions } from '../../engines/validate-options.js';
+import { checkEngineConfig, checkEngineOptions } from '../../engines/validate-options.js';
 import { ScanRequestSchema } from './scan-request-schema.js';
 
 export interface ValidScanRequest {
@@ -68,6 +68,10 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (options && !options.ok && options.kind === 'structure') {
     return fail(options.error);
   }
+  const config = engine ? checkEngineConfig(engine, input.config) : null;
+  if (config && !config.ok && config.kind === 'structure') {
+    return fail(config.error);
+  }
   if (engine === null) {
     return fail(new ApiError('INVALID_SCAN_TYPE', { value: input.scanType }));
   }
@@ -107,6 +111,9 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
   if (options !== null && !options.ok) {
     return fail(options.error);
   }
+  if (config !== null && !config.ok) {
+    return fail(config.error);
+  }
   const againstTarget =
     options === null ? null : (engine.optionsProblem?.(options.options, parsed.target) ?? null);
   if (againstTarget !== null) {
@@ -139,7 +146,7 @@ export function validateScanRequest(body: unknown, context: ScanRequestContext):
       name: input.name ?? `${engine.name} ${parsed.target.value}`,
       priority: isPriority(input.priority) ? input.priority : DEFAULT_PRIORITY,
       options: options?.ok ? options.options : {},
-      config: input.config ?? {},
+      config: config?.ok ? config.options : {},
       tags: input.tags ?? [],
       timeoutSeconds: timeout ?? engine.defaultTimeoutSeconds,
       timeoutGiven: timeout !== null,

@@ -3,6 +3,8 @@
  * the worker that hands them to the scanner, resealed with the current key at start-up (clear
  * text stored before encryption existed, or sealed with SECRETS_KEY_PREVIOUS).
  */
+
+import { keepMaskedConfigSecrets, mapSecretConfig } from '../../domain/secrets/secret-config.js';
 import {
   type KeptSecrets,
   keepMaskedSecrets,
@@ -37,6 +39,33 @@ export function openedOptions<T>(box: SecretBox, tenantId: string, options: T): 
  */
 export function resealedOptions<T>(box: SecretBox, tenantId: string, options: T): T {
   return mapSecretOptions(options, (secret) => {
+    if (!box.isSealed(secret)) {
+      return box.seal(secret, tenantId);
+    }
+    return box.isCurrent(secret) ? secret : box.seal(box.open(secret, tenantId), tenantId);
+  });
+}
+
+/** The `config` to store (secret-config.ts): like `optionsToStore`, fields named `config.…`. */
+export function configToStore(
+  box: SecretBox,
+  tenantId: string,
+  sent: Record<string, unknown>,
+  stored: Readonly<Record<string, unknown>>,
+): KeptSecrets {
+  return keepMaskedConfigSecrets(sent, stored, (secret) => box.seal(secret, tenantId));
+}
+
+/** The `config` with every credential in clear, for the scanner; throws SecretUnreadableError. */
+export function openedConfig<T>(box: SecretBox, tenantId: string, config: T): T {
+  return mapSecretConfig(config, (secret) =>
+    box.isSealed(secret) ? box.open(secret, tenantId) : secret,
+  );
+}
+
+/** The `config` with every credential sealed with the current key (see `resealedOptions`). */
+export function resealedConfig<T>(box: SecretBox, tenantId: string, config: T): T {
+  return mapSecretConfig(config, (secret) => {
     if (!box.isSealed(secret)) {
       return box.seal(secret, tenantId);
     }

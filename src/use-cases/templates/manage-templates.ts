@@ -1,11 +1,12 @@
 /** Scan templates: create, list, get, patch, delete (each behind its scope, by the route). */
 import { ApiError } from '../../domain/errors.js';
+import { maskSecretConfig } from '../../domain/secrets/secret-config.js';
 import { maskSecretOptions, SECRET_MASK } from '../../domain/secrets/secret-options.js';
 import type { IdSource, Page } from '../ports/common.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { TemplateFields, TemplateRecord, TemplateStore } from '../ports/templates.js';
 import { pagination } from '../scans/scan-view.js';
-import { optionsToStore } from '../secrets/option-secrets.js';
+import { configToStore, optionsToStore } from '../secrets/option-secrets.js';
 import { templateFieldsFrom } from './validate-template.js';
 
 export function toTemplateView(template: TemplateRecord) {
@@ -16,7 +17,7 @@ export function toTemplateView(template: TemplateRecord) {
     scanType: template.scanType,
     // Credentials are never shown (as a scan's): `********`, which a PATCH may send back.
     options: maskSecretOptions({ ...template.options }),
-    config: { ...template.config },
+    config: maskSecretConfig({ ...template.config }),
     priority: template.priority,
     tags: [...template.tags],
     timeout: template.timeoutSeconds,
@@ -35,16 +36,23 @@ function sealedFields(
   secrets: SecretBox,
   tenantId: string,
   fields: TemplateFields,
-  stored: TemplateRecord['options'],
+  stored: Pick<TemplateRecord, 'options' | 'config'>,
 ): TemplateFields {
-  const options = optionsToStore(secrets, tenantId, { ...fields.options }, stored);
-  if (!options.ok) {
-    throw new ApiError('INVALID_FIELD_VALUE', {
-      field: options.field,
-      reason: `${SECRET_MASK} stands for the stored value, and none is stored`,
-    });
+  const options = optionsToStore(secrets, tenantId, { ...fields.options }, stored.options);
+  const config = configToStore(secrets, tenantId, { ...fields.config }, stored.config);
+  for (const kept of [options, config]) {
+    if (!kept.ok) {
+      throw new ApiError('INVALID_FIELD_VALUE', {
+        field: kept.field,
+        reason: `${SECRET_MASK} stands for the stored value, and none is stored`,
+      });
+    }
   }
-  return { ...fields, options: options.options };
+  return {
+    ...fields,
+    options: options.ok ? options.options : fields.options,
+    config: config.ok ? config.options : fields.config,
+  };
 }
 
 export async function createTemplate(
@@ -58,7 +66,10 @@ export async function createTemplate(
   tenantId: string,
   body: unknown,
 ) {
-  const fields = sealedFields(deps.secrets, tenantId, templateFieldsFrom(body, null), {});
+  const fields = sealedFields(deps.secrets, tenantId, templateFieldsFrom(body, null), {
+    options: {},
+    config: {},
+  });
   const created = await deps.templates.insert(
     { ...fields, id: deps.ids.uuid(), tenantId },
     deps.maxTemplates,
@@ -107,8 +118,12 @@ export async function patchTemplate(
   const fields = sealedFields(
     secrets,
     tenantId,
-    templateFieldsFrom(body, { ...current, options: maskSecretOptions(current.options) }),
-    current.options,
+    templateFieldsFrom(body, {
+      ...current,
+      options: maskSecretOptions(current.options),
+      config: maskSecretConfig(current.config),
+    }),
+    current,
   );
   const updated = await templates.update(tenantId, id, fields);
   if (updated === 'duplicate-name') {

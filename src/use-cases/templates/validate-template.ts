@@ -10,7 +10,7 @@ import { ApiError } from '../../domain/errors.js';
 import { compileBodyCheck, firstWith } from '../../domain/validation/ajv.js';
 import { isEngineName } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
-import { checkEngineOptions } from '../../engines/validate-options.js';
+import { checkEngineConfig, checkEngineOptions } from '../../engines/validate-options.js';
 import type { TemplateFields } from '../ports/templates.js';
 import { CreateTemplateBody, PatchTemplateBody } from './template-schema.js';
 
@@ -60,6 +60,11 @@ export function templateFieldsFrom(body: unknown, current: TemplateFields | null
   if (checkedOptions !== null && !checkedOptions.ok && checkedOptions.kind === 'structure') {
     throw checkedOptions.error;
   }
+  const config = has('config') ? (input.config ?? {}) : base.config;
+  const checkedConfig = engine === null ? null : checkEngineConfig(engine, config);
+  if (checkedConfig !== null && !checkedConfig.ok && checkedConfig.kind === 'structure') {
+    throw checkedConfig.error;
+  }
   if (engine === null) {
     throw new ApiError('INVALID_SCAN_TYPE', { value: scanType });
   }
@@ -71,6 +76,9 @@ export function templateFieldsFrom(body: unknown, current: TemplateFields | null
   if (checkedOptions !== null && !checkedOptions.ok) {
     throw checkedOptions.error;
   }
+  if (checkedConfig !== null && !checkedConfig.ok) {
+    throw checkedConfig.error;
+  }
   const badValue = firstWith(checked.values, 'INVALID_FIELD_VALUE');
   if (badValue !== null) {
     throw badValue;
@@ -80,7 +88,7 @@ export function templateFieldsFrom(body: unknown, current: TemplateFields | null
     description: has('description') ? (input.description ?? null) : base.description,
     scanType,
     options,
-    config: has('config') ? (input.config ?? {}) : base.config,
+    config,
     priority: has('priority') ? (input.priority ?? null) : base.priority,
     tags: input.tags ?? base.tags,
     timeoutSeconds: has('timeout') ? (input.timeout ?? null) : base.timeoutSeconds,

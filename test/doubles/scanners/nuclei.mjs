@@ -41,6 +41,9 @@ const KNOWN_FLAGS = {
   '-exclude-severity': 'value',
   '-pt': 'value',
   '-type': 'value',
+  // Configurations: a custom header, or a file of them (`-H` takes "cli, file")
+  '-H': 'value',
+  '-header': 'value',
   // Output
   '-o': 'value',
   '-output': 'value',

@@ -24,6 +24,12 @@ const Engine = Type.Object(
     }),
     targetTypes: Type.Array(Type.String()),
     optionsSchema: Type.Unknown({ description: 'JSON Schema of the engine options' }),
+    configSchema: Type.Optional(
+      Type.Unknown({
+        description:
+          'Rampart extension: JSON Schema of the scan `config` for the engines that take one (sqlmap, wapiti, zap, nuclei, sentinel): headers, cookies, auth, exclude, userAgent',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
