@@ -10,8 +10,7 @@ import type { DraftFinding, FindingLocation } from '../../src/domain/findings/fi
 import { finalizeFindings, fingerprintFinding } from '../../src/domain/findings/fingerprint.js';
 import { parseTarget } from '../../src/domain/targets/parse-target.js';
 import type { EngineName } from '../../src/engines/engine.js';
-import { ENGINES } from '../../src/engines/registry.js';
-import { confirmedBy } from '../../src/engines/sentinel/confidence.js';
+import { ENGINES, isConfirmedBy } from '../../src/engines/registry.js';
 import type { SourceFinding } from '../../src/engines/sentinel/types.js';
 import { sharedPath } from './shared-dir.js';
 
@@ -137,7 +136,7 @@ export function asSources(
   scanId = `scan-${engine}`,
 ): SourceFinding[] {
   // As the worker does (run-scan.ts): normalized, with the engine's own notion of confirmed.
-  return finalizeFindings(engine, drafts, confirmedBy(engine)).map((finding, index) => ({
+  return finalizeFindings(engine, drafts, isConfirmedBy(engine)).map((finding, index) => ({
     ...finding,
     engine,
     scanId,

@@ -20,8 +20,7 @@ import { parseTarget } from '../../domain/targets/parse-target.js';
 import { pinnedAddress } from '../../domain/targets/pin.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { isEngineName } from '../../engines/engine.js';
-import { ENGINES } from '../../engines/registry.js';
-import { confirmedBy } from '../../engines/sentinel/confidence.js';
+import { ENGINES, isConfirmedBy } from '../../engines/registry.js';
 import { checkEngineConfig, checkEngineOptions } from '../../engines/validate-options.js';
 import type { EngineRunner } from '../ports/engine-runs.js';
 import type { TargetResolver } from '../ports/scans.js';
@@ -70,7 +69,7 @@ function result(
   drafts: readonly DraftFinding[] = [],
   warnings: readonly string[] = [],
 ): ScanRunResult {
-  const findings = finalizeFindings(engine, drafts, confirmedBy(engine));
+  const findings = finalizeFindings(engine, drafts, isConfirmedBy(engine));
   const summary = summarizeFindings(findings);
   return { ending, findings, summary, riskScore: riskScore(summary), warnings };
 }
