@@ -49,7 +49,7 @@ interface EngineBase {
   ) => { readonly field: string; readonly reason: string } | null;
   /**
    * JSON Schema of the scan's `config` for an engine that understands one (web-config.ts: sqlmap,
-   * wapiti): closed like `optionsSchema`. Absent: `config` is stored and shown as given (any
+   * wapiti, nuclei, zap, nikto, sentinel): closed like `optionsSchema`. Absent: `config` is stored and shown as given (any
    * object of at most 16 KiB, the specification's "engine-specific configuration overrides").
    */
   readonly configSchema?: TObject;

@@ -21,7 +21,11 @@ const NIKTO_TIMEOUT_MS = 60_000;
 /** The installed nikto, probed as `probeEngines` does for a worker. */
 const probe = (await probeEngineBinaries([niktoEngine])).get('nikto');
 
-async function scan(url: string, options: Record<string, unknown> = {}): Promise<EngineRun> {
+async function scan(
+  url: string,
+  options: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+): Promise<EngineRun> {
   return runEngine({
     engine: niktoEngine,
     binary: 'nikto',
@@ -29,6 +33,7 @@ async function scan(url: string, options: Record<string, unknown> = {}): Promise
     options: { tuning: '123', maxTime: '60s', ...options },
     validate: true,
     toolVersion: probe?.version ?? null,
+    config,
     timeoutMs: NIKTO_TIMEOUT_MS,
   });
 }
@@ -83,6 +88,34 @@ describe('nikto (real binary) through the process runner', { timeout: 90_000 }, 
     const rescan = await fingerprinted();
     expect(rescan.map((finding) => finding.fingerprint).sort()).toEqual(
       first.map((finding) => finding.fingerprint).sort(),
+    );
+  });
+
+  it('sends the cookies and the user agent of config (from nikto.conf) with its requests', async () => {
+    site.received.length = 0;
+    const userAgent = 'Mozilla/5.0 (Rampart config test)';
+    const run = await scan(
+      site.url,
+      { tuning: '1', maxTime: '20s' },
+      {
+        cookies: { session: 's3ssion=x1', lang: 'en' },
+        userAgent,
+      },
+    );
+    expect(run.output).toMatchObject({ ending: 'completed', message: null, warnings: [] });
+    // The system config still applies (its plugins ran and reported the site's items).
+    expect(run.output.findings.some((finding) => /X-Frame-Options/i.test(finding.title))).toBe(
+      true,
+    );
+    const withCookie = site.received.filter(
+      (request) => request.cookie !== null && /\bsession=s3ssion=x1\b/.test(request.cookie),
+    );
+    expect(withCookie.length).toBeGreaterThan(100);
+    expect(withCookie.every((request) => /\blang=en\b/.test(request.cookie ?? ''))).toBe(true);
+    // nikto's first request (its 404 guess) goes before the cookie jar exists; all others carry it.
+    expect(withCookie.length).toBeGreaterThanOrEqual(site.received.length - 2);
+    expect(new Set(site.received.map((request) => request.userAgent))).toEqual(
+      new Set([userAgent]),
     );
   });
 });

@@ -4,7 +4,8 @@
  * (999960) on `/`, besides the missing X-Frame-Options header and a robots.txt with entries. The
  * deliberately vulnerable test app gives nikto one item only (its missing X-Frame-Options), so the
  * real nikto tests scan this site too, to show that no two different items are merged into one
- * finding. Listens on 127.0.0.2 (a scan's target, as the vulnerable app), on a free port.
+ * finding. Listens on 127.0.0.2 (a scan's target, as the vulnerable app), on a free port. It
+ * records the Cookie and User-Agent of every request, to show that a scan's `config` reaches it.
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
@@ -14,8 +15,18 @@ export const NIKTO_SITE_HEADERS = ['x-backend-node', 'x-request-trace', 'x-shop-
 /** The cookies set without HttpOnly. */
 export const NIKTO_SITE_COOKIES = ['session', 'cart'] as const;
 
-function siteServer(): Server {
+/** What one request to the site carried. */
+export interface NiktoSiteRequest {
+  readonly cookie: string | null;
+  readonly userAgent: string | null;
+}
+
+function siteServer(received: NiktoSiteRequest[]): Server {
   return createServer((request, response) => {
+    received.push({
+      cookie: request.headers.cookie ?? null,
+      userAgent: request.headers['user-agent'] ?? null,
+    });
     const common = {
       'x-backend-node': 'b1',
       'x-request-trace': 'on',
@@ -39,9 +50,13 @@ function siteServer(): Server {
   });
 }
 
-/** The site for the whole test file; read `url` (`http://127.0.0.2:<port>/`) inside tests. */
-export function useNiktoSite(): { readonly url: string } {
-  const server = siteServer();
+/**
+ * The site for the whole test file; read `url` (`http://127.0.0.2:<port>/`) inside tests, and
+ * `received` (every request so far, oldest first; the caller may empty it).
+ */
+export function useNiktoSite(): { readonly url: string; readonly received: NiktoSiteRequest[] } {
+  const received: NiktoSiteRequest[] = [];
+  const server = siteServer(received);
   let url = '';
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
@@ -56,6 +71,7 @@ export function useNiktoSite(): { readonly url: string } {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return {
+    received,
     get url() {
       if (url === '') {
         throw new Error('useNiktoSite: the site exists only inside tests and hooks');

@@ -1,5 +1,13 @@
 import type { ToolEngine } from '../engine.js';
+import { webConfigOf } from '../web-config.js';
 import { buildNiktoArgv } from './argv.js';
+import {
+  NIKTO_CONFIG_FILE,
+  niktoAuthFlags,
+  niktoConfigLines,
+  niktoConfigProblem,
+  niktoConfigSchema,
+} from './config.js';
 import { niktoOptionsSchema, niktoOptionsWithDefaults } from './options.js';
 import { createNiktoParser, parseNiktoReport } from './parse.js';
 import { parseNiktoProgress } from './progress.js';
@@ -13,16 +21,29 @@ export const niktoEngine: ToolEngine = {
   binary: 'nikto',
   versionArgs: ['-Version'],
   optionsSchema: niktoOptionsSchema,
+  configSchema: niktoConfigSchema,
+  configProblem: niktoConfigProblem,
   defaultTimeoutSeconds: 3600,
   command: {
     // JSON or XML by the version the worker probed (argv.ts); the file keeps its name either
     // way, and parse.ts reads both.
     reportFile: 'report.json',
-    buildArgv: (options, target, context) =>
-      buildNiktoArgv(niktoOptionsWithDefaults({ ...options }), target, {
+    buildArgv: (options, target, context) => [
+      ...buildNiktoArgv(niktoOptionsWithDefaults({ ...options }), target, {
         outputFile: context.reportPath,
         version: context.toolVersion ?? null,
       }),
+      // Basic authentication: nikto takes it only as `-id` (README.md, "Config").
+      ...niktoAuthFlags(webConfigOf(context.config)),
+    ],
+    // Cookies and user agent: in `$HOME/nikto.conf` (the workspace), read after the system
+    // config file, never on the argv (config.ts).
+    inputFiles: (_options, _target, context) => {
+      const lines = niktoConfigLines(webConfigOf(context.config));
+      return lines.length === 0
+        ? []
+        : [{ path: NIKTO_CONFIG_FILE, content: `${lines.join('\n')}\n` }];
+    },
     parse: (report, context) => parseNiktoReport(report, context),
     createParser: (context) => createNiktoParser(context),
     progress: (line, stream) => (stream === 'stdout' ? parseNiktoProgress(line) : null),

@@ -42,7 +42,7 @@ export const ConfigSchema = Type.Object(
     additionalProperties: true,
     'x-max-json-bytes': MAX_CONFIG_JSON_BYTES,
     description:
-      'Engine-specific configuration overrides. sqlmap, wapiti, ZAP, nuclei (without exclude) and sentinel take a closed object (GET /api/v1/engines, configSchema): headers and cookies (name to value), auth ({type: basic, username, password} or {type: bearer, token}), exclude (paths or URLs, * any characters, matched against the whole URL) and userAgent; sentinel hands each of those children the sections it takes. Header values, cookie values, auth.password and auth.token are shown as ******** and stored encrypted; sending ******** back keeps the stored value. Other engines store it as given.',
+      'Engine-specific configuration overrides. sqlmap, wapiti, ZAP, nuclei (without exclude), nikto (cookies, basic auth and userAgent only) and sentinel take a closed object (GET /api/v1/engines, configSchema): headers and cookies (name to value), auth ({type: basic, username, password} or {type: bearer, token}), exclude (paths or URLs, * any characters, matched against the whole URL) and userAgent; sentinel hands each of those children the sections it takes. Header values, cookie values, auth.password and auth.token are shown as ******** and stored encrypted; sending ******** back keeps the stored value. Other engines store it as given.',
   },
 );
 
