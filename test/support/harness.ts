@@ -183,6 +183,22 @@ export interface TestContext {
 }
 
 /**
+ * Runs `step`; should it take longer than 20 s, says which step of the teardown is still running
+ * (a hook that times out names only the hook).
+ */
+async function sayIfSlow(what: string, step: () => Promise<unknown> | undefined): Promise<void> {
+  const timer = setTimeout(() => {
+    // biome-ignore lint/suspicious/noConsole: the one clue a hung teardown leaves.
+    console.log(`${what} is still running after 20 s`);
+  }, 20_000);
+  try {
+    await step();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * A database and a listening app for the whole test file, created before its tests and closed
  * after them. Read `ctx.app` and `ctx.database` inside tests and hooks.
  */
@@ -197,8 +213,8 @@ export function useTestApp(
     app = await startApp(database.handle, env, options);
   });
   afterAll(async () => {
-    await app?.close();
-    await database?.destroy();
+    await sayIfSlow('closing the app', () => app?.close());
+    await sayIfSlow('destroying the test database', () => database?.destroy());
   });
   return {
     get database() {
