@@ -49,6 +49,7 @@ import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
 import { benchSandboxStart, describeSandboxStart } from './sandbox-start.js';
 import { benchSarifExport, reportSarifExport } from './sarif-export.js';
+import { waitForHttp } from './support/http.js';
 import { benchWebhooks } from './webhooks.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -137,24 +138,6 @@ async function startRampart(
   const keysFile = join(tmpdir(), `rampart-bench-keys-${name}.json`);
   writeFileSync(keysFile, JSON.stringify(keys));
   return { name, url: `http://127.0.0.1:${port}/api/v1/engines`, keysFile, process: child };
-}
-
-async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  for (let i = 0; i < 300 && !exited; i++) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function load(target: Target, connections: number, seconds: number): Sample {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
+import { waitForHttp } from './support/http.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const SERVER_ROOT = process.env.BENCH_SERVER_ROOT ?? ROOT;
@@ -41,24 +42,6 @@ function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
-}
-
-async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  for (let i = 0; i < 300 && !exited; i++) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** One tenant, one completed nmap scan, `count` findings written by one INSERT … SELECT. */
