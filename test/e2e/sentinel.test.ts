@@ -469,7 +469,10 @@ describe('sentinel, orchestrated through the API', () => {
     expect(scan).toMatchObject({ status: 'completed', progress: 100, resultCount: 0 });
     // The held run ends later; its worker no longer holds the scan and changes nothing.
     release('nmap', nmapId, { findings: [nmapPort] });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(
+      () => ctx.app.composed.workers.flatMap((worker) => worker.running()),
+      (running) => !running.includes(nmapId),
+    );
     expect((await getScan(ctx.app, key, id)).resultCount).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ export interface EngineRunRequest {
   readonly config?: Readonly<Record<string, unknown>>;
   /** What the worker's target check just before the start settled, for the engine's argv. */
   readonly pin: TargetPin;
+  /** Aborted to cancel or stop the run; not yet aborted when the run starts (runScan sees to it). */
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   onProgress(percent: number): void;

@@ -26,7 +26,12 @@ function refusal(message: string) {
  */
 const WORKER_KEY = Buffer.alloc(32, 1);
 
-async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets = false) {
+async function run(
+  record: ScanRecord,
+  check: TargetCheck,
+  allowPrivateTargets = false,
+  signal = new AbortController().signal,
+) {
   const requests: EngineRunRequest[] = [];
   const checked: Array<string | null> = [];
   const runner: EngineRunner = {
@@ -49,7 +54,7 @@ async function run(record: ScanRecord, check: TargetCheck, allowPrivateTargets =
       secrets: createSecretBox(WORKER_KEY),
     },
     record,
-    new AbortController().signal,
+    signal,
     () => {},
   );
   return { result, requests, checked };
@@ -86,6 +91,23 @@ describe('runScan: the pin handed to the engine', () => {
     const { result, requests } = await run(scan('example.com', 'domain'), refused.check);
     expect(result.ending).toEqual(refused.ending);
     expect(requests).toEqual([]);
+  });
+});
+
+describe('runScan: a run aborted before its engine starts', () => {
+  it('ends cancelled and never starts the engine', async () => {
+    // The worker stopped, or the scan was cancelled, while it was being set up.
+    const controller = new AbortController();
+    controller.abort('shutdown');
+    const { result, requests } = await run(
+      scan('example.com', 'domain'),
+      { ok: true, addresses: ['203.0.113.10'] },
+      false,
+      controller.signal,
+    );
+    expect(requests).toEqual([]);
+    expect(result.ending).toEqual({ kind: 'cancelled' });
+    expect(result.findings).toEqual([]);
   });
 });
 

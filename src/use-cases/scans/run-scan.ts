@@ -117,6 +117,11 @@ export async function runScan(
     }
     addresses = checked.addresses;
   }
+  // Aborted while it was being set up (the worker stopping, a cancel): the engine is not started,
+  // so no runner has to notice an abort that came before it listened.
+  if (signal.aborted) {
+    return result(engine.name, { kind: 'cancelled' });
+  }
   const output = await runner.run({
     scan,
     target: target.target,
