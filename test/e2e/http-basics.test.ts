@@ -13,6 +13,7 @@ import {
   tokenFor,
   useTestApp,
 } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 const ctx = useTestApp();
 
@@ -235,11 +236,17 @@ describe('routes, health and documents', () => {
 describe('logs', () => {
   it('never contain raw keys, tokens or the JWT secret', async () => {
     const key = await createKey(ctx.app, token);
+    const completed = () => ctx.app.logs.filter((line) => line.includes('request completed'));
+    const before = completed().length;
     await ctx.app.request('/api/v1/engines', { headers: { 'x-api-key': key.rawKey } });
     await ctx.app.request(`/api/v1/engines?api_key=${key.rawKey}`);
     await ctx.app.request('/api/v1/engines', { headers: bearer(key.rawKey) });
     await ctx.app.request('/api/v1/api-keys', { headers: { authorization: `Bearer ${token}x` } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each request's last line is written after its answer was sent: wait for the four.
+    await until(
+      () => completed().length,
+      (count) => count >= before + 4,
+    );
     const all = ctx.app.logs.join('\n');
     expect(all.length).toBeGreaterThan(0);
     expect(all).toContain('/api/v1/engines');
