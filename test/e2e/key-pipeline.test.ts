@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BatchingLastUsedRecorder } from '../../src/adapters/db/last-used-recorder.js';
 import { registerWorker } from '../../src/adapters/db/workers.repository.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/adapters/http/error-handler.js';
 import { createRedisRateLimitStore } from '../../src/adapters/rate-limit-store/redis-store.js';
 import {
   bearer,
@@ -302,6 +303,7 @@ describe('rate limits with Redis', () => {
       });
       expect(response.status).toBe(503);
       expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(response.headers.get('retry-after')).toBe(String(DATABASE_RETRY_AFTER_SECONDS));
       expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/);
     } finally {
       await down.close();

@@ -5,9 +5,9 @@ import { DATABASE_NOT_ANSWERING } from '../db/database-health.js';
 import { RateLimitStoreUnavailableError } from '../rate-limit-store/rate-limit-store.js';
 
 /**
- * `Retry-After` of a 503 while the database is not answering. A PostgreSQL restart or a failover
- * of a managed database takes seconds; a client that waits this long is not piling onto a pool
- * that is still timing out, and one that was refused at once (the server down) does not spin.
+ * `Retry-After` of a 503 while the database (or the rate limiter's Redis) is not answering. A
+ * restart or a failover of a managed server takes seconds; a client that waits this long is not
+ * piling onto a pool that is still timing out, and one that was refused at once does not spin.
  */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
@@ -32,7 +32,11 @@ export function toApiErrorOf(error: unknown): ApiError | null {
     return error;
   }
   if (error instanceof RateLimitStoreUnavailableError) {
-    return new ApiError('SERVICE_UNAVAILABLE', { reason: 'the rate limiter is unavailable' });
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      { reason: 'the rate limiter is unavailable' },
+      { headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+    );
   }
   const fastifyError = error as Partial<FastifyError>;
   if (
