@@ -7,9 +7,9 @@
  * key written here is one of `DEFECTDOJO_FINDING_KEYS` (the type below only allows those).
  * DefectDojo de-duplicates this scan type by a hash of title, cwe, line, file_path and description
  * (its legacy hash fields), so the description is built only from what identifies the finding
- * (engine, rule, category, normalized location, CWE and CVE ids): nothing that changes between two
- * scans of the same target. The tool's own text, which may (a payload echoed, an accuracy, a
- * version banner), goes to `impact`, which DefectDojo never hashes.
+ * (engine, rule, category, normalized location, CWE and CVE ids, fingerprint): nothing that
+ * changes between two scans of the same target. The tool's own text, which may change (a DBMS a
+ * payload revealed, an OS-guess accuracy), goes to `impact`, which DefectDojo never hashes.
  */
 import type { Finding, Severity } from './finding.js';
 import { normalizeLocation } from './fingerprint.js';
