@@ -1,16 +1,19 @@
 /**
- * SARIF and CSV exports are streamed from the database a page at a time (keyset pagination) and
- * are byte for byte what rendering every finding at once gives, whatever the number of pages.
+ * SARIF, CSV and DefectDojo exports are streamed from the database a page at a time (keyset
+ * pagination) and are byte for byte what rendering every finding at once gives, whatever the
+ * number of pages.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { insertFindings } from '../../src/adapters/db/findings.repository.js';
 import { renderCsv } from '../../src/domain/findings/csv.js';
+import { renderDefectDojo } from '../../src/domain/findings/defectdojo.js';
 import { SEVERITIES } from '../../src/domain/findings/finding.js';
+import { normalizeUrl } from '../../src/domain/findings/fingerprint.js';
 import { renderSarif } from '../../src/domain/findings/sarif.js';
 import { EXPORT_PAGE_SIZE } from '../../src/use-cases/scans/scan-results.js';
-import { bearer, tokenFor, useTestApp } from '../support/harness.js';
+import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 
 const ctx = useTestApp();
 
@@ -66,6 +69,7 @@ async function renderedAtOnce(scanId: string) {
   const { findings } = await scans.listFindings(tenantId, scanId, { severity: null }, null);
   return {
     csv: renderCsv(findings),
+    defectdojo: renderDefectDojo(findings),
     sarif: renderSarif({
       scan: {
         id: scan.id,
@@ -82,7 +86,7 @@ async function renderedAtOnce(scanId: string) {
   };
 }
 
-const exportOf = (scanId: string, format: 'sarif' | 'csv') =>
+const exportOf = (scanId: string, format: 'sarif' | 'csv' | 'defectdojo') =>
   ctx.app.request(`/api/v1/scans/${scanId}/results?format=${format}`, { headers: bearer(token) });
 
 beforeAll(async () => {
@@ -115,6 +119,17 @@ describe('streamed exports', () => {
     expect(csv.text).toBe(expected.csv);
     // Streamed: sent in chunks, without a length known in advance.
     expect(csv.headers.get('content-length')).toBeNull();
+    const dojo = await exportOf(scanId, 'defectdojo');
+    expect(dojo.status).toBe(200);
+    expect(dojo.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(dojo.headers.get('content-disposition')).toBe(
+      `attachment; filename="rampart-scan-${scanId}.defectdojo.json"`,
+    );
+    expect(dojo.headers.get('content-length')).toBeNull();
+    expect(dojo.text).toBe(expected.defectdojo);
+    const file = JSON.parse(dojo.text);
+    expect(Object.keys(file)).toEqual(['findings']);
+    expect(file.findings).toHaveLength(count);
   });
 
   it('still answers the envelope before streaming: unknown scan, results not ready', async () => {
@@ -132,5 +147,64 @@ describe('streamed exports', () => {
       headers: bearer(other),
     });
     expect(foreign.status).toBe(404);
+  });
+});
+
+describe('format=defectdojo', () => {
+  it('answers like the other formats: unknown format, not found, not ready, scope', async () => {
+    const scanId = await scanWithFindings(3);
+    const unknown = await ctx.app.request(`/api/v1/scans/${scanId}/results?format=defect-dojo`, {
+      headers: bearer(token),
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.code).toBe('INVALID_FIELD_VALUE');
+
+    const running = await scanWithFindings(2, 'running');
+    const notReady = await exportOf(running, 'defectdojo');
+    expect(notReady.status).toBe(409);
+    expect(notReady.body.code).toBe('RESULTS_NOT_READY');
+
+    // Another tenant's scan is not found, even with results:read.
+    const stranger = await createKey(ctx.app, await tokenFor(randomUUID()));
+    const foreign = await ctx.app.request(`/api/v1/scans/${scanId}/results?format=defectdojo`, {
+      headers: { 'x-api-key': stranger.rawKey },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.code).toBe('SCAN_NOT_FOUND');
+
+    // The tenant's own key without results:read is refused; with it, the file comes.
+    const path = `/api/v1/scans/${scanId}/results?format=defectdojo`;
+    const readOnly = await createKey(ctx.app, token, { scopes: ['scans:read'] });
+    const refused = await ctx.app.request(path, { headers: { 'x-api-key': readOnly.rawKey } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('INSUFFICIENT_SCOPE');
+    const reader = await createKey(ctx.app, token, { scopes: ['results:read'] });
+    const allowed = await ctx.app.request(path, { headers: { 'x-api-key': reader.rawKey } });
+    expect(allowed.status).toBe(200);
+    expect(JSON.parse(allowed.text).findings).toHaveLength(3);
+  });
+
+  it('writes network findings with endpoints, integer CWEs and CVEs as vulnerability_ids', async () => {
+    const scanId = await scanWithFindings(20);
+    const file = JSON.parse((await exportOf(scanId, 'defectdojo')).text);
+    const { findings } = await ctx.app.composed.deps.scans.listFindings(
+      tenantId,
+      scanId,
+      { severity: null },
+      null,
+    );
+    expect(file.findings).toHaveLength(findings.length);
+    findings.forEach((finding, i) => {
+      const out = file.findings[i];
+      expect(out.unique_id_from_tool).toBe(finding.fingerprint);
+      expect(out.vuln_id_from_tool).toBe(finding.ruleId);
+      expect(out.cwe).toBe(Number(finding.identifiers.cwe[0]?.slice('CWE-'.length)));
+      expect(out.vulnerability_ids ?? []).toEqual(finding.identifiers.cve);
+      // The location as the fingerprint normalizes it (the query re-encoded and sorted).
+      const { host, port, url } = finding.location;
+      expect(out.endpoints).toEqual([
+        url === null ? (port === null ? host : `tcp://${host}:${port}`) : normalizeUrl(url),
+      ]);
+    });
   });
 });

@@ -114,9 +114,9 @@ export interface ScanStore {
   ): Promise<{ readonly findings: Finding[]; readonly total: number }>;
   /**
    * All of a scan's findings, `pageSize` at a time, without `raw`, `evidence` and correlation
-   * data (which the SARIF and CSV files do not carry): 'severity' order is `listFindings`',
-   * 'sarif' order is `compareSarifResults`'. Each page is read when the previous one has been
-   * taken.
+   * data (which the SARIF, CSV and DefectDojo files do not carry): 'severity' order is
+   * `listFindings`', 'sarif' order is `compareSarifResults`'. Each page is read when the previous
+   * one has been taken.
    */
   findingPages(
     tenantId: string,

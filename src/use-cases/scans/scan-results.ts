@@ -1,12 +1,13 @@
 /**
- * Results of a scan (results:read): GET /api/v1/scans/:scanId/results as JSON (paged), SARIF 2.1.0
- * or CSV (the whole result as a file), and GET /api/v1/scans/:scanId/findings (paged, filtered).
+ * Results of a scan (results:read): GET /api/v1/scans/:scanId/results as JSON (paged), SARIF 2.1.0,
+ * CSV or DefectDojo's Generic Findings Import JSON (the whole result as a file), and GET /api/v1/scans/:scanId/findings (paged, filtered).
  * Results exist once a scan has ended: completed scans give `partial: false`; cancelled and failed
  * scans give the findings collected so far with `partial: true`; queued and running scans answer
  * 409 RESULTS_NOT_READY.
  */
 import { ApiError } from '../../domain/errors.js';
 import { csvHeaderLine, csvRecordLine } from '../../domain/findings/csv.js';
+import { createDefectDojoWriter } from '../../domain/findings/defectdojo.js';
 import type { Severity } from '../../domain/findings/finding.js';
 import { createSarifRuleCollector, createSarifWriter } from '../../domain/findings/sarif.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
@@ -79,6 +80,10 @@ export const EXPORT_PAGE_SIZE = 500;
 // lands in its large-object space, and the socket gets steady writes instead of one per page.
 const SARIF_RESULTS_PER_CHUNK = 50;
 const CSV_ROWS_PER_CHUNK = 100;
+const DEFECTDOJO_FINDINGS_PER_CHUNK = 100;
+
+/** The formats `exportResults` writes: the whole result as one file. */
+export type ExportFormat = 'sarif' | 'csv' | 'defectdojo';
 
 /** `items` in consecutive parts of at most `size`. */
 function* inParts<T>(items: readonly T[], size: number): Generator<readonly T[]> {
@@ -88,9 +93,11 @@ function* inParts<T>(items: readonly T[], size: number): Generator<readonly T[]>
 }
 
 /**
- * The whole result as a SARIF 2.1.0 log or a CSV file, streamed: the body reads the findings a
- * page at a time as it is consumed, so memory holds one page (and, for SARIF, the rules) whatever
- * the number of findings. The bytes are those of `renderCsv` / `renderSarif` of every finding.
+ * The whole result as a SARIF 2.1.0 log, a CSV file or a DefectDojo Generic Findings Import file,
+ * streamed: the body reads the findings a page at a time as it is consumed, so memory holds one
+ * page (and, for SARIF, the rules) whatever the number of findings. The bytes are those of
+ * `renderCsv` / `renderSarif` / `renderDefectDojo` of every finding (CSV and DefectDojo in the
+ * findings order).
  * SARIF needs its rules before its results: the store computes what they are made of (one source
  * a rule) before this returns, so a failure then is still an ordinary error answer.
  */
@@ -98,7 +105,7 @@ export async function exportResults(
   scans: ScanStore,
   tenantId: string,
   id: string,
-  format: 'sarif' | 'csv',
+  format: ExportFormat,
   toolVersion: string | null,
 ): Promise<ResultsFile> {
   const scan = await endedScan(scans, tenantId, id);
@@ -115,6 +122,22 @@ export async function exportResults(
             yield part.map(csvRecordLine).join('');
           }
         }
+      })(),
+    };
+  }
+  if (format === 'defectdojo') {
+    const writer = createDefectDojoWriter();
+    return {
+      contentType: 'application/json; charset=utf-8',
+      filename: `rampart-scan-${scan.id}.defectdojo.json`,
+      body: (async function* () {
+        yield writer.head;
+        for await (const page of pages('severity')) {
+          for (const part of inParts(page, DEFECTDOJO_FINDINGS_PER_CHUNK)) {
+            yield writer.findings(part);
+          }
+        }
+        yield writer.end();
       })(),
     };
   }

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Severity } from '../../../../domain/findings/finding.js';
 import {
+  type ExportFormat,
   exportResults,
   getResults,
   listFindings,
@@ -38,19 +39,21 @@ const RESULT_CODES = [
 export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
   app.get<{
     Params: { scanId: string };
-    Querystring: { format?: 'json' | 'sarif' | 'csv'; page?: number; limit?: number };
+    Querystring: { format?: 'json' | ExportFormat; page?: number; limit?: number };
   }>(
     '/api/v1/scans/:scanId/results',
     {
       config: { scope: 'results:read' },
       schema: {
         summary:
-          'Results of an ended scan: JSON (paged), or the whole result as SARIF 2.1.0 or CSV',
+          'Results of an ended scan: JSON (paged), or the whole result as SARIF 2.1.0, CSV or DefectDojo Generic Findings Import JSON',
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],
         params: ScanIdParams,
         querystring: Type.Object({
-          format: Type.Optional(Type.String({ enum: ['json', 'sarif', 'csv'], default: 'json' })),
+          format: Type.Optional(
+            Type.String({ enum: ['json', 'sarif', 'csv', 'defectdojo'], default: 'json' }),
+          ),
           ...PageQuery,
         }),
         response: {
