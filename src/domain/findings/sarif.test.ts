@@ -290,7 +290,7 @@ describe('renderSarif', () => {
     expect(run.invocations).toEqual([
       { executionSuccessful: true, endTimeUtc: '2026-01-02T00:05:00.000Z' },
     ]);
-    expect(run.automationDetails).toEqual({ id: 'nmap/scan_1' });
+    expect(run.automationDetails).toEqual({ id: 'nmap/example.com/scan_1' });
     expect(run.properties).toEqual({
       scanId: 'scan_1',
       scanType: 'nmap',

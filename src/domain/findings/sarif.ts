@@ -576,8 +576,10 @@ function sarifLogAround(
             ...(endTimeUtc === null ? {} : { endTimeUtc }),
           },
         ],
-        // SARIF reads the part after the last `/` as the run instance, the rest as its category.
-        automationDetails: { id: `${scan.scanType}/${scan.id}` },
+        // SARIF reads the part after the last `/` as the run instance, the rest as its category:
+        // `<scanType>/<target>`, so GitHub code scanning keeps one analysis per engine and target
+        // (a rescan replaces the last one; another target's stays).
+        automationDetails: { id: `${scan.scanType}/${scan.target}/${scan.id}` },
         results,
         properties: {
           scanId: scan.id,
