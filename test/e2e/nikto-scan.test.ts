@@ -15,6 +15,8 @@ import { realEngineRunners } from '../../src/main/workers.js';
 import { TEST_JWT_SECRET, useTestApp } from '../support/harness.js';
 import { NIKTO_SITE_COOKIES, NIKTO_SITE_HEADERS, useNiktoSite } from '../support/nikto-site.js';
 import { TEST_SANDBOX } from '../support/sandbox.js';
+import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
+import { defectDojoFindings } from '../support/sarif-consumers.js';
 import { createScan, waitUntilEnded } from '../support/scans.js';
 import { createPollingKey, useVulnerableApp } from '../support/web-scan.js';
 
@@ -47,7 +49,7 @@ interface ApiFinding {
 }
 
 /** A nikto scan of `target` through the API, to its end; its findings as the API serves them. */
-async function niktoScan(key: string, target: string): Promise<ApiFinding[]> {
+async function niktoScan(key: string, target: string): Promise<ApiFinding[] & { scanId: string }> {
   const { id } = await createScan(ctx.app, key, {
     target,
     scanType: 'nikto',
@@ -60,7 +62,7 @@ async function niktoScan(key: string, target: string): Promise<ApiFinding[]> {
     headers: { 'x-api-key': key },
   });
   expect(response.status, response.text).toBe(200);
-  return response.body.data.findings as ApiFinding[];
+  return Object.assign(response.body.data.findings as ApiFinding[], { scanId: id });
 }
 
 describe('nikto, for real', { timeout: 120_000 }, () => {
@@ -96,6 +98,25 @@ describe('nikto, for real', { timeout: 120_000 }, () => {
       category: 'security-header',
       location: { host: '127.0.0.2', port, url: vulnerable.url },
     });
+
+    // The SARIF export of the same scan: the official schema, and what GitHub and DefectDojo read.
+    const sarif = await exportSarif(ctx.app, key, findings.scanId);
+    expectConsumerReady(sarif);
+    const [run] = sarif.log.runs;
+    expect(run.results).toHaveLength(findings.length);
+    const fingerprints = new Map(findings.map((f) => [f.fingerprint, f.location.url]));
+    for (const result of run.results) {
+      const url = fingerprints.get(result.partialFingerprints['rampart/v1'] ?? '');
+      expect(result.locations[0]?.physicalLocation.artifactLocation.uri).toBe(
+        url ?? `tcp://127.0.0.2:${port}`,
+      );
+    }
+    expect(
+      defectDojoFindings(sarif.log)
+        .map((f) => f.uniqueIdFromTool)
+        .sort(),
+    ).toEqual(findings.map((f) => `rampart:${f.fingerprint}`).sort());
+    await expectSchemaValid({ nikto: sarif.text });
   });
 
   it('two scans: every item its own finding, the same fingerprints both times', async () => {

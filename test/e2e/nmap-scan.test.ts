@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResolvedTarget } from '../../src/adapters/dns/resolve-target.js';
 import { ourDescendants } from '../support/engine-runs.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
+import { defectDojoFindings, gitHubSecuritySeverity } from '../support/sarif-consumers.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 
 const LISTEN = '127.0.0.2';
@@ -87,6 +89,33 @@ describe('nmap, for real', () => {
       location: { host: LISTEN, port, protocol: 'tcp' },
     });
     expect(response.body.data.findings[0].title).toContain(`${port}/tcp`);
+
+    // The SARIF export of the same scan: the official schema, and what GitHub and DefectDojo read.
+    const sarif = await exportSarif(ctx.app, key, id);
+    expectConsumerReady(sarif);
+    const [run] = sarif.log.runs;
+    expect(run.results).toHaveLength(1);
+    expect(run.results[0]).toMatchObject({
+      ruleId: 'open-port',
+      level: 'note',
+      locations: [
+        {
+          physicalLocation: { artifactLocation: { uri: `tcp://${LISTEN}:${port}` } },
+          logicalLocations: [{ name: `${LISTEN}:${port}/tcp` }],
+        },
+      ],
+      partialFingerprints: { 'rampart/v1': response.body.data.findings[0].fingerprint },
+    });
+    expect(run.tool.driver.rules[0]?.properties).toMatchObject({
+      severity: 'info',
+      'security-severity': '0.0',
+      tags: ['security', 'open-port'],
+    });
+    expect(defectDojoFindings(sarif.log)).toMatchObject([
+      { severity: 'Info', filePath: `tcp://${LISTEN}:${port}` },
+    ]);
+    expect(gitHubSecuritySeverity(run.tool.driver.rules[0])).toBe('low');
+    await expectSchemaValid({ nmap: sarif.text });
   }, 90_000);
 
   it('scans a name at the address the worker resolved and checked (scanme.test: 127.0.0.2)', async () => {

@@ -6,6 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
+import { defectDojoFindings, gitHubSecuritySeverity } from '../support/sarif-consumers.js';
 import { createScan } from '../support/scans.js';
 import { useWebScanApp } from '../support/web-scan.js';
 
@@ -29,7 +31,7 @@ async function scanAndGetFindings(target: string, config?: Record<string, unknow
     headers: { 'x-api-key': ctx.key },
   });
   expect(response.status, response.text).toBe(200);
-  return { scan, findings: response.body.data.findings };
+  return { id, scan, findings: response.body.data.findings };
 }
 
 describe('sqlmap, for real', () => {
@@ -59,6 +61,33 @@ describe('sqlmap, for real', () => {
       identifiers: { cve: [], cwe: ['CWE-89'] },
     });
     expect(first.findings[0].evidence).toContain('back-end DBMS: PostgreSQL');
+
+    // The SARIF export of the same scan: the official schema, and what GitHub and DefectDojo read.
+    const sarif = await exportSarif(ctx.app, ctx.key, first.id);
+    expectConsumerReady(sarif);
+    const [run] = sarif.log.runs;
+    expect(run.results).toMatchObject([
+      {
+        ruleId: 'sql-injection:GET:q',
+        level: 'error',
+        locations: [{ physicalLocation: { artifactLocation: { uri: target } } }],
+        partialFingerprints: { 'rampart/v1': first.findings[0].fingerprint },
+      },
+    ]);
+    expect(run.tool.driver.rules[0]?.properties).toMatchObject({
+      'security-severity': '9.5',
+      precision: 'high',
+      tags: ['security', 'sql-injection', 'CWE-89'],
+    });
+    expect(defectDojoFindings(sarif.log)).toMatchObject([
+      {
+        severity: 'Critical',
+        cwe: 89,
+        uniqueIdFromTool: `rampart:${first.findings[0].fingerprint}`,
+      },
+    ]);
+    expect(gitHubSecuritySeverity(run.tool.driver.rules[0])).toBe('critical');
+    await expectSchemaValid({ sqlmap: sarif.text });
 
     // A rescan sends other random payloads; the finding keeps its fingerprint.
     const second = await scanAndGetFindings(target);

@@ -6,6 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
+import { defectDojoFindings, gitHubSecuritySeverity } from '../support/sarif-consumers.js';
 import { createScan } from '../support/scans.js';
 import { useWebScanApp } from '../support/web-scan.js';
 
@@ -70,6 +72,25 @@ describe('wapiti, for real', () => {
       identifiers: { cve: [], cwe: ['CWE-79'] },
     });
     expect(scan.findingsSummary).toMatchObject({ critical: 1, high: 1 });
+
+    // The SARIF export of the same scan: the official schema, and what GitHub and DefectDojo read.
+    const sarif = await exportSarif(ctx.app, ctx.key, id);
+    expectConsumerReady(sarif);
+    const [run] = sarif.log.runs;
+    expect(run.results).toHaveLength(findings.length);
+    const imported = defectDojoFindings(sarif.log);
+    const rules = new Map(run.tool.driver.rules.map((rule) => [rule.id, rule]));
+    for (const [ruleId, url, severity, score, label] of [
+      ['sql-injection:GET:q', `${ctx.vulnerable.url}search`, 'Critical', '9.5', 'critical'],
+      ['cross-site-scripting:GET:name', `${ctx.vulnerable.url}hello`, 'High', '8.0', 'high'],
+    ] as const) {
+      const index = run.results.findIndex((result) => result.ruleId === ruleId);
+      expect(run.results[index]?.locations[0]?.physicalLocation.artifactLocation.uri).toBe(url);
+      expect(imported[index]).toMatchObject({ severity, filePath: url, vulnIdFromTool: ruleId });
+      expect(rules.get(ruleId)?.properties['security-severity']).toBe(score);
+      expect(gitHubSecuritySeverity(rules.get(ruleId))).toBe(label);
+    }
+    await expectSchemaValid({ wapiti: sarif.text });
   }, 120_000);
 
   /** A scan of `target` with the xss and sql modules; answers the scan and its vulnerabilities. */

@@ -318,9 +318,10 @@ export function readFindingPages(
 
 /**
  * What the SARIF rules of a scan are made of, one source a rule, computed by the database so that
- * no finding crosses the wire for them: the title and references of the rule's first finding in
- * SARIF result order (its most severe, then by fingerprint and id in code-point order), and every
- * distinct CWE and CVE id of the rule's findings. Given to a `createSarifRuleCollector`, these
+ * no finding crosses the wire for them: the title, description, remediation, severity, category,
+ * engine and references of the rule's first finding in SARIF result order (its most severe, then
+ * by fingerprint and id in code-point order), and every distinct CWE and CVE id of the rule's
+ * findings. Given to a `createSarifRuleCollector`, these
  * give the rules that every finding in result order gives. The first finding of a rule is one
  * probe of `findings_sarif_order` at the rule's most severe rank.
  */
@@ -332,6 +333,11 @@ export async function readSarifRuleSources(
   const { rows } = await sql<{
     rule_id: string;
     title: string;
+    severity: Severity;
+    category: string;
+    engine: string;
+    description: string | null;
+    remediation: string | null;
     refs: unknown;
     cwe: unknown;
     cve: unknown;
@@ -349,11 +355,12 @@ export async function readSarifRuleSources(
       where f.scan_id = ${scanId} and f.tenant_id = ${tenantId}
       group by f.rule_id
     )
-    select r.rule_id, first.title, to_json(first.refs) as refs,
+    select r.rule_id, first.title, first.severity, first.category, first.engine,
+      first.description, first.remediation, to_json(first.refs) as refs,
       to_json(coalesce(r.cwe, '{}')) as cwe, to_json(coalesce(r.cve, '{}')) as cve
     from rules r
     cross join lateral (
-      select title, refs from findings
+      select title, severity, category, engine, description, remediation, refs from findings
       where scan_id = ${scanId} and tenant_id = ${tenantId}
         and severity_rank = r.severity_rank and rule_id collate "C" = r.rule_id collate "C"
       order by fingerprint collate "C", id
@@ -362,6 +369,11 @@ export async function readSarifRuleSources(
   return rows.map((row) => ({
     ruleId: row.rule_id,
     title: row.title,
+    severity: row.severity,
+    category: row.category,
+    engine: row.engine,
+    description: row.description,
+    remediation: row.remediation,
     references: json<string[]>(row.refs),
     identifiers: { cve: json<string[]>(row.cve), cwe: json<string[]>(row.cwe) },
   }));

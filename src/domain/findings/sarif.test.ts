@@ -8,10 +8,12 @@ import {
   createSarifRuleCollector,
   createSarifWriter,
   networkLocationName,
+  networkUri,
   type RenderSarifInput,
   renderSarif,
   SARIF_LEVELS,
   type SarifLog,
+  SECURITY_SEVERITY_SCORES,
   sarifLevel,
 } from './sarif.js';
 
@@ -29,6 +31,12 @@ const message = {
   type: 'object',
   additionalProperties: false,
   properties: { text: { type: 'string' } },
+  required: ['text'],
+};
+const multiformatMessageString = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { text: { type: 'string' }, markdown: { type: 'string' } },
   required: ['text'],
 };
 const SARIF_SUBSET_SCHEMA = {
@@ -89,11 +97,18 @@ const SARIF_SUBSET_SCHEMA = {
         id: { type: 'string' },
         name: { type: 'string' },
         shortDescription: { $ref: '#/definitions/multiformatMessageString' },
+        fullDescription: { $ref: '#/definitions/multiformatMessageString' },
+        help: { $ref: '#/definitions/multiformatMessageString' },
         helpUri: { type: 'string', format: 'uri' },
+        defaultConfiguration: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { level: { enum: ['none', 'note', 'warning', 'error'] } },
+        },
         properties: { $ref: '#/definitions/propertyBag' },
       },
     },
-    multiformatMessageString: message,
+    multiformatMessageString,
     invocation: {
       type: 'object',
       additionalProperties: false,
@@ -204,6 +219,7 @@ const urlFinding = finding({
   },
   identifiers: { cve: [], cwe: ['CWE-79'] },
   description: 'User input is reflected without encoding.',
+  remediation: 'Encode output.',
   references: ['not a url', 'https://owasp.org/www-community/attacks/xss/'],
 });
 const cveFinding = finding({
@@ -274,7 +290,7 @@ describe('renderSarif', () => {
     expect(run.invocations).toEqual([
       { executionSuccessful: true, endTimeUtc: '2026-01-02T00:05:00.000Z' },
     ]);
-    expect(run.automationDetails).toEqual({ id: 'nmap/scan_1' });
+    expect(run.automationDetails).toEqual({ id: 'nmap/example.com/scan_1' });
     expect(run.properties).toEqual({
       scanId: 'scan_1',
       scanType: 'nmap',
@@ -311,30 +327,144 @@ describe('renderSarif', () => {
     expect(prototypeName.runs[0].tool.driver).not.toHaveProperty('informationUri');
   });
 
-  it('has one rule per distinct rule id, sorted, with title, help URI and tags', () => {
+  it('has one rule per distinct rule id, sorted, with texts, help, severity, precision and tags', () => {
     const [run] = expectValidSarif(renderSarif(input())).runs;
     expect(run.tool.driver.rules).toEqual([
       {
         id: '40012',
         name: 'Cross Site Scripting (Reflected)',
         shortDescription: { text: 'Cross Site Scripting (Reflected)' },
+        fullDescription: { text: 'User input is reflected without encoding.' },
+        help: {
+          text: 'Encode output.\nReferences:\nhttps://owasp.org/www-community/attacks/xss/',
+          markdown:
+            'Encode output.\n\n**References**\n\n- <https://owasp.org/www-community/attacks/xss/>',
+        },
         helpUri: 'https://owasp.org/www-community/attacks/xss/',
-        properties: { tags: ['security', 'CWE-79'] },
+        defaultConfiguration: { level: 'error' },
+        properties: {
+          severity: 'high',
+          'security-severity': '8.0',
+          precision: 'medium',
+          tags: ['security', 'vulnerability', 'CWE-79'],
+        },
       },
       {
         id: 'CVE-2021-41773',
         name: 'Apache path traversal',
         shortDescription: { text: 'Apache path traversal' },
+        fullDescription: { text: 'Apache path traversal' },
+        help: {
+          text: 'The tool gives no remediation for this rule.\nReferences:\nhttps://nvd.nist.gov/vuln/detail/CVE-2021-41773',
+          markdown:
+            'The tool gives no remediation for this rule.\n\n**References**\n\n- <https://nvd.nist.gov/vuln/detail/CVE-2021-41773>',
+        },
         helpUri: 'https://nvd.nist.gov/vuln/detail/CVE-2021-41773',
-        properties: { tags: ['security', 'CWE-22', 'CVE-2021-41773'] },
+        defaultConfiguration: { level: 'error' },
+        properties: {
+          severity: 'critical',
+          'security-severity': '9.5',
+          precision: 'medium',
+          tags: ['security', 'vulnerability', 'CWE-22', 'CVE-2021-41773'],
+        },
       },
       {
         id: 'open-port',
         name: 'Open port',
         shortDescription: { text: 'Open port' },
-        properties: { tags: ['security'] },
+        fullDescription: { text: 'Open port' },
+        help: {
+          text: 'The tool gives no remediation for this rule.',
+          markdown: expect.any(String),
+        },
+        defaultConfiguration: { level: 'note' },
+        properties: {
+          severity: 'info',
+          'security-severity': '0.0',
+          precision: 'medium',
+          tags: ['security', 'open-port'],
+        },
       },
     ]);
+  });
+
+  it('gives each severity its fixed security-severity score and level', () => {
+    const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
+    const findings = severities.map((severity) => finding({ ruleId: `r-${severity}`, severity }));
+    const [run] = expectValidSarif(renderSarif(input({ findings }))).runs;
+    expect(
+      run.tool.driver.rules.map((rule) => [
+        rule.properties.severity,
+        rule.properties['security-severity'],
+        rule.defaultConfiguration.level,
+      ]),
+    ).toEqual([
+      ['critical', '9.5', 'error'],
+      ['high', '8.0', 'error'],
+      ['info', '0.0', 'note'],
+      ['low', '3.0', 'note'],
+      ['medium', '5.5', 'warning'],
+    ]);
+    expect(SECURITY_SEVERITY_SCORES).toEqual({
+      critical: '9.5',
+      high: '8.0',
+      medium: '5.5',
+      low: '3.0',
+      info: '0.0',
+    });
+  });
+
+  it('rates a rule with findings of several severities at the highest; results keep their own', () => {
+    const mixed = [
+      finding({ ruleId: 'mixed', severity: 'low', title: 'Low one', description: 'low text' }),
+      finding({ ruleId: 'mixed', severity: 'high', title: 'High one', description: 'high text' }),
+      finding({ ruleId: 'mixed', severity: 'medium', title: 'Medium one' }),
+    ];
+    const [run] = expectValidSarif(renderSarif(input({ findings: mixed }))).runs;
+    expect(run.tool.driver.rules).toHaveLength(1);
+    expect(run.tool.driver.rules[0]).toMatchObject({
+      id: 'mixed',
+      name: 'High one',
+      fullDescription: { text: 'high text' },
+      defaultConfiguration: { level: 'error' },
+      properties: { severity: 'high', 'security-severity': '8.0' },
+    });
+    expect(run.results.map((r) => [r.ruleId, r.level, r.properties.severity])).toEqual([
+      ['mixed', 'error', 'high'],
+      ['mixed', 'warning', 'medium'],
+      ['mixed', 'note', 'low'],
+    ]);
+  });
+
+  it('takes precision from the engine of the rule, medium when not listed', () => {
+    const findings = [
+      finding({ ruleId: 'a', engine: 'sqlmap' }),
+      finding({ ruleId: 'b', engine: 'trivy' }),
+      finding({ ruleId: 'c', engine: 'nikto' }),
+      finding({ ruleId: 'd', engine: 'constructor' }),
+    ];
+    const [run] = buildSarifLog(input({ findings })).runs;
+    expect(run.tool.driver.rules.map((rule) => rule.properties.precision)).toEqual([
+      'high',
+      'high',
+      'medium',
+      'medium',
+    ]);
+  });
+
+  it('escapes markdown in help and keeps only http(s) references', () => {
+    const findings = [
+      finding({
+        remediation: 'Set [x](javascript:alert(1)) *now* <b>',
+        references: ['javascript:alert(1)', 'https://example.com/a b'],
+      }),
+    ];
+    const [run] = expectValidSarif(renderSarif(input({ findings }))).runs;
+    expect(run.tool.driver.rules[0]?.help).toEqual({
+      text: 'Set [x](javascript:alert(1)) *now* <b>\nReferences:\nhttps://example.com/a%20b',
+      markdown:
+        'Set \\[x\\]\\(javascript:alert\\(1\\)\\) \\*now\\* \\<b\\>\n\n**References**\n\n- <https://example.com/a%20b>',
+    });
   });
 
   it('points every result at its rule (ruleIndex matches ruleId)', () => {
@@ -373,21 +503,22 @@ describe('renderSarif', () => {
         severity: 'high',
         toolSeverity: 'High',
         category: 'vulnerability',
-        cve: [],
-        cwe: ['CWE-79'],
+        cveIds: [],
+        cweIds: ['CWE-79'],
         engine: 'zap',
         findingId: urlFinding.id,
       },
     });
   });
 
-  it('writes a host/port finding with a CVE as a logical location', () => {
+  it('writes a host/port finding with a CVE as tcp://host:port and a logical location', () => {
     const [run] = expectValidSarif(renderSarif(input())).runs;
     const result = run.results.find((r) => r.ruleId === 'CVE-2021-41773');
     expect(result?.level).toBe('error');
     expect(result?.message).toEqual({ text: 'Apache path traversal' });
     expect(result?.locations).toEqual([
       {
+        physicalLocation: { artifactLocation: { uri: 'tcp://[2001:db8::10]:80' } },
         logicalLocations: [
           {
             name: '[2001:db8::10]:80/tcp',
@@ -401,20 +532,31 @@ describe('renderSarif', () => {
     expect(result?.properties).toMatchObject({
       severity: 'critical',
       toolSeverity: '9.8',
-      cve: ['CVE-2021-41773'],
-      cwe: ['CWE-22'],
+      cveIds: ['CVE-2021-41773'],
+      cweIds: ['CWE-22'],
     });
   });
 
-  it('writes an info finding without CVE at level none with a host:port/protocol name', () => {
+  it('writes an info finding without CVE at level note with a host:port/protocol name', () => {
     const [run] = expectValidSarif(renderSarif(input())).runs;
     const result = run.results.find((r) => r.properties.findingId === otherPort.id);
-    expect(result?.level).toBe('none');
+    expect(result?.level).toBe('note');
+    expect(result?.locations[0]?.physicalLocation.artifactLocation.uri).toBe(
+      'tcp://example.com:22',
+    );
     expect(result?.locations[0]?.logicalLocations?.[0]?.name).toBe('example.com:22/tcp');
-    expect(result?.properties.cve).toEqual([]);
+    expect(result?.properties.cveIds).toEqual([]);
   });
 
-  it('never turns a non-http URL into a physical location', () => {
+  it('gives every result a physical location and the fingerprint', () => {
+    const [run] = expectValidSarif(renderSarif(input())).runs;
+    for (const result of run.results) {
+      expect(result.locations[0]?.physicalLocation.artifactLocation.uri).toMatch(/^[a-z]+:\/\//);
+      expect(Object.values(result.partialFingerprints)).toHaveLength(1);
+    }
+  });
+
+  it('never makes a non-http URL a link; a finding without a place gets the scan target', () => {
     const odd = [
       finding({ location: { host: null, port: null, protocol: null, url: 'javascript:alert(1)' } }),
       finding({ location: { host: 'h.example', port: null, protocol: null, url: 'not a url' } }),
@@ -424,6 +566,7 @@ describe('renderSarif', () => {
     const byId = new Map(run.results.map((r) => [r.properties.findingId, r.locations]));
     expect(byId.get(odd[0]?.id ?? '')).toEqual([
       {
+        physicalLocation: { artifactLocation: { uri: 'example.com' } },
         logicalLocations: [
           {
             name: 'javascript:alert(1)',
@@ -433,8 +576,35 @@ describe('renderSarif', () => {
         ],
       },
     ]);
-    expect(byId.get(odd[1]?.id ?? '')?.[0]?.logicalLocations?.[0]?.name).toBe('h.example');
-    expect(byId.get(odd[2]?.id ?? '')).toEqual([]);
+    expect(byId.get(odd[1]?.id ?? '')).toEqual([
+      {
+        physicalLocation: { artifactLocation: { uri: 'tcp://h.example' } },
+        logicalLocations: [
+          { name: 'h.example', fullyQualifiedName: 'h.example', kind: 'resource' },
+        ],
+      },
+    ]);
+    expect(byId.get(odd[2]?.id ?? '')).toEqual([
+      { physicalLocation: { artifactLocation: { uri: 'example.com' } } },
+    ]);
+    const image = buildSarifLog(
+      input({
+        scan: { ...input().scan, target: 'ghcr.io/org/app:1.2' },
+        findings: [odd[2] as Finding],
+      }),
+    );
+    expect(image.runs[0].results[0]?.locations).toEqual([
+      { physicalLocation: { artifactLocation: { uri: 'ghcr.io/org/app%3A1.2' } } },
+    ]);
+    const site = buildSarifLog(
+      input({
+        scan: { ...input().scan, target: 'https://app.example/' },
+        findings: [odd[2] as Finding],
+      }),
+    );
+    expect(site.runs[0].results[0]?.locations[0]?.physicalLocation.artifactLocation.uri).toBe(
+      'https://app.example/',
+    );
   });
 
   it('is deterministic: same input, same bytes, whatever the order of findings', () => {
@@ -459,6 +629,7 @@ describe('renderSarif', () => {
     const [run] = expectValidSarif(renderSarif(input({ findings: repeated }))).runs;
     expect(run.tool.driver.rules[0]?.properties.tags).toEqual([
       'security',
+      'open-port',
       'CWE-1',
       'CVE-1',
       'CVE-2',
@@ -518,7 +689,7 @@ describe('sarifLevel', () => {
     ['high', 'error'],
     ['medium', 'warning'],
     ['low', 'note'],
-    ['info', 'none'],
+    ['info', 'note'],
   ])('%s → %s', (severity, level) => {
     expect(sarifLevel(severity)).toBe(level);
     expect(SARIF_LEVELS[severity]).toBe(level);
@@ -533,5 +704,20 @@ describe('networkLocationName', () => {
     ['2001:db8::1', 22, 'tcp', '[2001:db8::1]:22/tcp'],
   ])('%s %s %s → %s', (host, port, protocol, name) => {
     expect(networkLocationName(host, port, protocol)).toBe(name);
+  });
+});
+
+describe('networkUri', () => {
+  it.each<[string, number | null, string | null, string]>([
+    ['example.com', 443, 'tcp', 'tcp://example.com:443'],
+    ['10.0.0.1', 53, 'udp', 'udp://10.0.0.1:53'],
+    ['Example.COM', 53, null, 'tcp://example.com:53'],
+    ['example.com', null, null, 'tcp://example.com'],
+    ['2001:db8::1', 22, 'tcp', 'tcp://[2001:db8::1]:22'],
+    ['fe80::1%eth0', 22, 'tcp', 'tcp://[fe80::1]:22'],
+    ['bad host/x', 80, 'not a scheme', 'tcp://bad%20host%2fx:80'],
+  ])('%s %s %s → %s', (host, port, protocol, uri) => {
+    expect(networkUri(host, port, protocol)).toBe(uri);
+    expect(URL.canParse(uri)).toBe(true);
   });
 });

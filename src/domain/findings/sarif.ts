@@ -5,14 +5,17 @@
  *
  * Mapping, for readers of the file:
  * - `tool.driver`: the engine (name, version when known, information URI when known) and one
- *   rule (reportingDescriptor) per distinct `ruleId`, sorted by id;
+ *   rule (reportingDescriptor) per distinct `ruleId`, sorted by id, with the properties GitHub
+ *   code scanning and DefectDojo read (`security-severity`, `tags` with `security`, `precision`;
+ *   see `createSarifRuleCollector`);
  * - one result per finding, most severe first (then by rule id, fingerprint and finding id);
  * - `level` from the severity (see `SARIF_LEVELS`);
- * - locations: an http(s) URL becomes a physical location (`artifactLocation.uri`); a host,
- *   port and protocol become a logical location named `host:port/protocol` (see
- *   `networkLocationName`), since a network service is no file;
+ * - locations: every result has a physical location, because GitHub refuses a whole upload
+ *   when one result lacks it: an http(s) URL as it is; a host as `tcp://host:port` (the
+ *   protocol as the scheme, see `networkUri`), with the logical location `host:port/protocol`
+ *   (see `networkLocationName`) beside it; a finding with neither gets the scan target;
  * - `partialFingerprints["rampart/v1"]` carries the Rampart fingerprint, so viewers track the
- *   same issue across scans;
+ *   same issue across scans (DefectDojo makes it `unique_id_from_tool`: `rampart:<fingerprint>`);
  * - `invocations[0].executionSuccessful` is true only for a completed scan, and the run's
  *   property bag holds the scan id, type, target, status and times.
  *
@@ -32,17 +35,53 @@ export const SARIF_FINGERPRINT_KEY = 'rampart/v1';
 export type SarifLevel = 'error' | 'warning' | 'note' | 'none';
 
 /**
- * Severity → SARIF `level`. SARIF has four levels for five severities: critical and high are
- * both `error` (the finding's own `severity` property keeps them apart), medium is `warning`,
- * low is `note`, and info is `none` (an observation such as an open port, not a defect).
+ * Severity → SARIF `level`. SARIF has three levels that mean "a problem" for five severities:
+ * critical and high are `error`, medium is `warning`, low and info are `note` (the result's
+ * `severity` property and the rule's `security-severity` keep them apart). Info is no longer
+ * `none`: DefectDojo reads `none` as Medium and `note` as Info, and GitHub lists `note`.
  */
 export const SARIF_LEVELS: Readonly<Record<Severity, SarifLevel>> = {
   critical: 'error',
   high: 'error',
   medium: 'warning',
   low: 'note',
-  info: 'none',
+  info: 'note',
 };
+
+/**
+ * Severity → the rule's `properties["security-severity"]`, one fixed CVSS-like score each, in
+ * the middle of both consumers' bands. GitHub code scanning (rules tagged `security`): > 9.0
+ * critical, 7.0–8.9 high, 4.0–6.9 medium, 3.9 or less low. DefectDojo: ≥ 9 Critical, ≥ 7 High,
+ * ≥ 4 Medium, > 0 Low, else Info. Info is 0.0: Info in DefectDojo; GitHub has no band below low,
+ * so it shows Low there (the result's level, `note`, still tells it from a defect).
+ */
+export const SECURITY_SEVERITY_SCORES: Readonly<Record<Severity, string>> = {
+  critical: '9.5',
+  high: '8.0',
+  medium: '5.5',
+  low: '3.0',
+  info: '0.0',
+};
+
+export type SarifPrecision = 'very-high' | 'high' | 'medium' | 'low';
+
+/**
+ * An engine → the rule's `properties.precision` (how often its results are true). Findings carry
+ * no confidence of their own, so this is per engine, from how it finds things; engines not listed
+ * are `medium`.
+ */
+export const ENGINE_PRECISIONS: Readonly<Record<string, SarifPrecision>> = {
+  // Reports an injection only after a payload worked.
+  sqlmap: 'high',
+  // Match installed package versions against advisories.
+  trivy: 'high',
+  // Observed facts: the names and addresses public sources list.
+  harvester: 'high',
+  sublist3r: 'high',
+  // Open ports are observed, but vulners CVEs match a banner's product and version only; nikto,
+  // wapiti, ZAP and nuclei infer from responses. Their default: medium.
+};
+const DEFAULT_PRECISION: SarifPrecision = 'medium';
 
 /**
  * Home pages of the engines' tools, used as `tool.driver.informationUri` when the caller passes
@@ -86,12 +125,26 @@ export interface SarifMessage {
   readonly text: string;
 }
 
+export interface SarifMultiformatMessage {
+  readonly text: string;
+  readonly markdown?: string;
+}
+
 export interface SarifReportingDescriptor {
   readonly id: string;
   readonly name: string;
   readonly shortDescription: SarifMessage;
+  readonly fullDescription: SarifMessage;
+  readonly help: SarifMultiformatMessage;
   readonly helpUri?: string;
-  readonly properties: { readonly tags: readonly string[] };
+  readonly defaultConfiguration: { readonly level: SarifLevel };
+  readonly properties: {
+    /** The highest severity among the rule's findings (see `createSarifRuleCollector`). */
+    readonly severity: Severity;
+    readonly 'security-severity': string;
+    readonly precision: SarifPrecision;
+    readonly tags: readonly string[];
+  };
 }
 
 export interface SarifLogicalLocation {
@@ -101,7 +154,7 @@ export interface SarifLogicalLocation {
 }
 
 export interface SarifLocation {
-  readonly physicalLocation?: { readonly artifactLocation: { readonly uri: string } };
+  readonly physicalLocation: { readonly artifactLocation: { readonly uri: string } };
   readonly logicalLocations?: readonly SarifLogicalLocation[];
 }
 
@@ -116,8 +169,12 @@ export interface SarifResult {
     readonly severity: Severity;
     readonly toolSeverity: string | null;
     readonly category: string;
-    readonly cve: readonly string[];
-    readonly cwe: readonly string[];
+    /**
+     * Not `cve`/`cwe`: DefectDojo reads a result's `properties.cwe` as one string and its whole
+     * SARIF import fails on a list.
+     */
+    readonly cveIds: readonly string[];
+    readonly cweIds: readonly string[];
     readonly engine: string;
     readonly findingId: string;
   };
@@ -236,39 +293,83 @@ export function networkLocationName(
   return `${hostPart}${portPart}${protocolPart}`;
 }
 
-function logicalLocation(name: string): SarifLocation {
-  // SARIF's well-known kinds describe code ('function', 'module', …); 'resource' is the nearest
-  // for a network endpoint and keeps the file to well-known values.
-  return { logicalLocations: [{ name, fullyQualifiedName: name, kind: 'resource' }] };
+/**
+ * A network finding as a URI, its physical location: the protocol as the scheme (`tcp` when
+ * unknown or not a URI scheme), the host (an IPv6 address bracketed), then `:port` when known.
+ * GitHub and DefectDojo want a URI for every result; a service is no file, so this names it.
+ * @example networkUri('example.com', 443, 'tcp') // 'tcp://example.com:443'
+ */
+export function networkUri(host: string, port: number | null, protocol: string | null): string {
+  const scheme =
+    protocol !== null && /^[A-Za-z][A-Za-z0-9+.-]*$/.test(protocol)
+      ? protocol.toLowerCase()
+      : 'tcp';
+  // A zone id (`fe80::1%eth0`) is left out: RFC 6874 writes it `%25eth0`, which WHATWG URL
+  // parsers refuse; the logical location keeps it.
+  const hostPart = host.includes(':')
+    ? `[${host.split('%')[0]}]`
+    : encodeURIComponent(host).toLowerCase();
+  return `${scheme}://${hostPart}${port === null ? '' : `:${port}`}`;
 }
 
 /**
- * Where a finding is: an http(s) URL → physical location; otherwise a host → logical location
- * `host:port/protocol`; otherwise any other URL → logical location named by the URL; otherwise
- * no location.
+ * The physical location of a finding that has no place of its own (an image's package, an
+ * autonomous system): the scan target, as an http(s) URL or else as a relative reference
+ * (`alpine%3A3.18`, the `:` encoded so that no part of it reads as a scheme).
  */
-function locationsOf(finding: Finding): SarifLocation[] {
+function targetUri(target: string): string {
+  return httpUri(target) ?? encodeURIComponent(target).replaceAll('%2F', '/');
+}
+
+function physical(uri: string): SarifLocation['physicalLocation'] {
+  return { artifactLocation: { uri } };
+}
+
+function logicalLocations(name: string): readonly SarifLogicalLocation[] {
+  // SARIF's well-known kinds describe code ('function', 'module', …); 'resource' is the nearest
+  // for a network endpoint and keeps the file to well-known values.
+  return [{ name, fullyQualifiedName: name, kind: 'resource' }];
+}
+
+/**
+ * Where a finding is, always with a physical location: an http(s) URL as it is; otherwise a host
+ * as `networkUri`, with the logical location `host:port/protocol`; otherwise the scan target
+ * (`targetUri`), with any other URL (never made a link: a `javascript:` URI taken from scanner
+ * output must not become one) as the logical location's name.
+ */
+function locationsOf(finding: Finding, fallbackUri: string): SarifLocation[] {
   const { host, port, protocol, url } = finding.location;
   const uri = url === null ? null : httpUri(url);
   if (uri !== null) {
-    return [{ physicalLocation: { artifactLocation: { uri } } }];
+    return [{ physicalLocation: physical(uri) }];
   }
   if (host !== null && host !== '') {
-    return [logicalLocation(networkLocationName(host, port, protocol))];
+    return [
+      {
+        physicalLocation: physical(networkUri(host, port, protocol)),
+        logicalLocations: logicalLocations(networkLocationName(host, port, protocol)),
+      },
+    ];
   }
   if (url !== null && url !== '') {
-    return [logicalLocation(url)];
+    return [{ physicalLocation: physical(fallbackUri), logicalLocations: logicalLocations(url) }];
   }
-  return [];
+  return [{ physicalLocation: physical(fallbackUri) }];
 }
 
-/**
- * One rule per rule id. Name, short description and help URI come from the most severe finding
- * of the rule (the first in result order); tags are `security` plus every CWE and CVE id seen
- * with the rule, each group sorted.
- */
 /** What a rule is made of: these fields of each finding of the rule. */
-export type SarifRuleSource = Pick<Finding, 'ruleId' | 'title' | 'references' | 'identifiers'>;
+export type SarifRuleSource = Pick<
+  Finding,
+  | 'ruleId'
+  | 'title'
+  | 'severity'
+  | 'category'
+  | 'engine'
+  | 'description'
+  | 'remediation'
+  | 'references'
+  | 'identifiers'
+>;
 
 export interface SarifRuleCollector {
   /** Adds findings, which must arrive in result order (`compareSarifResults`). */
@@ -277,24 +378,99 @@ export interface SarifRuleCollector {
   rules(): SarifReportingDescriptor[];
 }
 
+/** A rule's first (most severe) finding, and the CWE and CVE ids of all its findings. */
+interface CollectedRule {
+  readonly first: Omit<SarifRuleSource, 'identifiers' | 'ruleId'>;
+  readonly cwe: Set<string>;
+  readonly cve: Set<string>;
+}
+
+/** Markdown's special characters escaped, so scanner text shows as written. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#+!|~]/g, '\\$&');
+}
+
+function help(
+  source: CollectedRule['first'],
+  references: readonly string[],
+): SarifMultiformatMessage {
+  const remediation = source.remediation?.trim() ?? '';
+  const fix = remediation === '' ? 'The tool gives no remediation for this rule.' : remediation;
+  const text = [fix, ...(references.length === 0 ? [] : ['References:', ...references])];
+  const markdown = [
+    markdownText(fix),
+    ...(references.length === 0
+      ? []
+      : ['**References**', references.map((uri) => `- <${uri}>`).join('\n')]),
+  ];
+  return { text: text.join('\n'), markdown: markdown.join('\n\n') };
+}
+
+function ruleOf(ruleId: string, rule: CollectedRule): SarifReportingDescriptor {
+  const { first } = rule;
+  const references = first.references.map(httpUri).filter((uri): uri is string => uri !== null);
+  const helpUri = references[0];
+  const description = first.description?.trim() ?? '';
+  const precision = Object.hasOwn(ENGINE_PRECISIONS, first.engine)
+    ? (ENGINE_PRECISIONS[first.engine] ?? DEFAULT_PRECISION)
+    : DEFAULT_PRECISION;
+  return {
+    id: ruleId,
+    name: first.title,
+    shortDescription: { text: first.title },
+    fullDescription: { text: description === '' ? first.title : description },
+    help: help(first, references),
+    ...(helpUri === undefined ? {} : { helpUri }),
+    defaultConfiguration: { level: sarifLevel(first.severity) },
+    properties: {
+      severity: first.severity,
+      'security-severity': SECURITY_SEVERITY_SCORES[first.severity],
+      precision,
+      tags: [
+        'security',
+        ...(first.category === '' || first.category === 'security' ? [] : [first.category]),
+        ...[...rule.cwe].sort(compareStrings),
+        ...[...rule.cve].sort(compareStrings),
+      ],
+    },
+  };
+}
+
 /**
- * Collects the rules from findings in result order, keeping per rule only its first (most severe)
- * finding's title and references and the CWE and CVE ids seen: memory grows with the rules, not
- * with the findings.
+ * Collects the rules from findings in result order, keeping per rule only its first finding and
+ * the CWE and CVE ids seen: memory grows with the rules, not with the findings.
+ *
+ * A rule is described by its first finding in result order, its most severe: name and short
+ * description (the title), full description (the description, else the title), help (the
+ * remediation and the http(s) references, as text and markdown), `helpUri` (the first
+ * reference), `defaultConfiguration.level`, and the properties `severity`, `security-severity`
+ * (`SECURITY_SEVERITY_SCORES`) and `precision` (`ENGINE_PRECISIONS`, by the finding's engine);
+ * `tags` are `security`, the category, then every CWE and CVE id seen with the rule, each group
+ * sorted.
+ *
+ * A rule whose findings have several severities takes the highest, rather than being split into
+ * one rule id per severity: the rule id stays the finding's `ruleId` (as in JSON and CSV), and
+ * GitHub, which tracks an alert by rule id and fingerprint, keeps the same alert when a rescan
+ * rates a finding differently. The cost: GitHub and DefectDojo rate every result of such a rule
+ * at the rule's severity; each result keeps its own `level` and `properties.severity`.
  */
 export function createSarifRuleCollector(): SarifRuleCollector {
-  const byRule = new Map<
-    string,
-    { title: string; references: readonly string[]; cwe: Set<string>; cve: Set<string> }
-  >();
+  const byRule = new Map<string, CollectedRule>();
   return {
     add(findings) {
       for (const finding of findings) {
         let rule = byRule.get(finding.ruleId);
         if (rule === undefined) {
           rule = {
-            title: finding.title,
-            references: finding.references,
+            first: {
+              title: finding.title,
+              severity: finding.severity,
+              category: finding.category,
+              engine: finding.engine,
+              description: finding.description,
+              remediation: finding.remediation,
+              references: finding.references,
+            },
             cwe: new Set(),
             cve: new Set(),
           };
@@ -309,26 +485,9 @@ export function createSarifRuleCollector(): SarifRuleCollector {
       }
     },
     rules() {
-      return [...byRule.keys()].sort(compareStrings).map((ruleId) => {
-        const rule = byRule.get(ruleId);
-        const title = rule?.title ?? ruleId;
-        const helpUri = (rule?.references ?? [])
-          .map(httpUri)
-          .find((uri): uri is string => uri !== null);
-        return {
-          id: ruleId,
-          name: title,
-          shortDescription: { text: title },
-          ...(helpUri === undefined ? {} : { helpUri }),
-          properties: {
-            tags: [
-              'security',
-              ...[...(rule?.cwe ?? [])].sort(compareStrings),
-              ...[...(rule?.cve ?? [])].sort(compareStrings),
-            ],
-          },
-        };
-      });
+      return [...byRule.entries()]
+        .sort(([a], [b]) => compareStrings(a, b))
+        .map(([ruleId, rule]) => ruleOf(ruleId, rule));
     },
   };
 }
@@ -339,7 +498,7 @@ function buildRules(sorted: readonly Finding[]): SarifReportingDescriptor[] {
   return collector.rules();
 }
 
-function buildResult(finding: Finding, ruleIndex: number): SarifResult {
+function buildResult(finding: Finding, ruleIndex: number, fallbackUri: string): SarifResult {
   const description = finding.description?.trim() ?? '';
   return {
     ruleId: finding.ruleId,
@@ -348,14 +507,14 @@ function buildResult(finding: Finding, ruleIndex: number): SarifResult {
     message: {
       text: description === '' ? finding.title : `${finding.title}\n\n${description}`,
     },
-    locations: locationsOf(finding),
+    locations: locationsOf(finding, fallbackUri),
     partialFingerprints: { [SARIF_FINGERPRINT_KEY]: finding.fingerprint },
     properties: {
       severity: finding.severity,
       toolSeverity: finding.toolSeverity,
       category: finding.category,
-      cve: finding.identifiers.cve,
-      cwe: finding.identifiers.cwe,
+      cveIds: finding.identifiers.cve,
+      cweIds: finding.identifiers.cwe,
       engine: finding.engine,
       findingId: finding.id,
     },
@@ -377,7 +536,9 @@ export function buildSarifLog(input: RenderSarifInput): SarifLog {
   return sarifLogAround(
     input,
     rules,
-    sorted.map((finding) => buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1)),
+    sorted.map((finding) =>
+      buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1, targetUri(input.scan.target)),
+    ),
   );
 }
 
@@ -415,8 +576,10 @@ function sarifLogAround(
             ...(endTimeUtc === null ? {} : { endTimeUtc }),
           },
         ],
-        // SARIF reads the part after the last `/` as the run instance, the rest as its category.
-        automationDetails: { id: `${scan.scanType}/${scan.id}` },
+        // SARIF reads the part after the last `/` as the run instance, the rest as its category:
+        // `<scanType>/<target>`, so GitHub code scanning keeps one analysis per engine and target
+        // (a rescan replaces the last one; another target's stays).
+        automationDetails: { id: `${scan.scanType}/${scan.target}/${scan.id}` },
         results,
         properties: {
           scanId: scan.id,
@@ -475,6 +638,7 @@ export function createSarifWriter(
   const head = whole.slice(0, at + EMPTY_RESULTS.length - 1);
   const tail = whole.slice(at + EMPTY_RESULTS.length - 1);
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  const fallbackUri = targetUri(input.scan.target);
   let written = 0;
   return {
     head,
@@ -483,7 +647,7 @@ export function createSarifWriter(
         return '';
       }
       const results = findings.map((finding) =>
-        buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1),
+        buildResult(finding, ruleIndex.get(finding.ruleId) ?? -1, fallbackUri),
       );
       const json = JSON.stringify([[[results]]], null, 2);
       const items = json.slice(WRAP_OPEN.length, json.length - WRAP_CLOSE.length);
