@@ -442,6 +442,7 @@ describe('recover', () => {
     [{}, 'MISSING_REQUIRED_FIELD', 'Missing required field: since'],
     [{ since: 'yesterday' }, 'INVALID_FIELD_VALUE', null],
     [{ since: '2026-11-26' }, 'INVALID_FIELD_VALUE', null],
+    [{ since: '2026-11-26T10:00:00' }, 'INVALID_FIELD_VALUE', null],
     [{ since: 1700000000 }, 'INVALID_FIELD_TYPE', null],
     [
       { since: '2026-11-26T10:00:00Z', until: '2026-11-26T09:00:00Z' },
