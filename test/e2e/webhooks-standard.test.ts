@@ -29,7 +29,8 @@ const ctx = useTestApp({
   ALLOW_PRIVATE_TARGETS: SCAN_ADDRESS,
   ALLOW_PRIVATE_WEBHOOKS: 'true',
   WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(','),
-  WEBHOOK_TIMEOUT_MS: '1000',
+  // Long enough that no attempt times out on a loaded machine: the counts below are exact.
+  WEBHOOK_TIMEOUT_MS: '5000',
   WORKER_SHUTDOWN_GRACE_MS: '100',
 });
 
@@ -105,11 +106,11 @@ async function expectVerified(request: ReceivedRequest | undefined, secret: stri
   expect(
     await verifyGitHub(secret, raw.toString('utf8'), header(request, 'x-webhook-signature')),
   ).toBe(true);
-  // The attempt's own time, in seconds, taken just before sending.
+  // The attempt's own time, in seconds, taken just before sending (within its 5 s deadline).
   const sentAt = Number(standardHeaders['webhook-timestamp']);
   expect(Number.isInteger(sentAt)).toBe(true);
   expect(sentAt).toBeLessThanOrEqual(Math.floor((request?.receivedAt ?? 0) / 1000));
-  expect(sentAt).toBeGreaterThanOrEqual(Math.floor((request?.receivedAt ?? 0) / 1000) - 2);
+  expect(sentAt).toBeGreaterThanOrEqual(Math.floor((request?.receivedAt ?? 0) / 1000) - 5);
 }
 
 type Attempt = { id: string; attempt: number; success: boolean; redeliveryOf?: string };
@@ -132,7 +133,9 @@ describe('Standard Webhooks headers on real deliveries', () => {
 
     const tested = await call('POST', `/api/v1/webhooks/${webhook.id}/test`);
     expect(tested.body.data).toMatchObject({ delivered: true, statusCode: 200 });
-    const test = hooks.requests[1];
+    const test = hooks.requests.find(
+      (request) => header(request, 'x-webhook-event') === 'webhook.test',
+    );
     await expectVerified(test, webhook.secret);
     expect(header(test, 'webhook-id')).toBe(header(test, 'x-webhook-delivery'));
 
@@ -359,8 +362,8 @@ describe('recover', () => {
     const hooks = await receiver(503);
     const webhook = await createWebhook(hooks.url);
     const since = new Date(Date.now() - 1000).toISOString();
-    // Three events to a dead receiver: 4 + 4 failed attempts, the 10th disables the webhook and
-    // cancels the third delivery's last retries.
+    // Three events to a dead receiver: the 10th failed attempt disables the webhook and cancels
+    // the retries left (an attempt already in flight then still goes: 10 to 12 in all).
     for (let i = 0; i < 3; i += 1) {
       await failedScan();
     }
@@ -372,7 +375,9 @@ describe('recover', () => {
     await ctx.app.composed.dispatcher.drain();
     const missed = new Set(hooks.requests.map((request) => header(request, 'x-webhook-delivery')));
     expect(missed.size).toBe(3);
-    expect(hooks.requests).toHaveLength(10);
+    const outage = hooks.requests.length;
+    expect(outage).toBeGreaterThanOrEqual(10);
+    expect(outage).toBeLessThanOrEqual(12);
 
     // The receiver is back; the webhook is re-enabled; nothing more comes by itself.
     hooks.setStatus(200);
@@ -387,7 +392,7 @@ describe('recover', () => {
     expect(response.body.data).toMatchObject({ recovered: 3, hasMore: false });
     const queued = response.body.data.deliveries as Array<{ messageId: string; id: string }>;
     expect(new Set(queued.map((delivery) => delivery.messageId))).toEqual(missed);
-    const recovered = (await hooks.waitForRequests(13, 10_000)).slice(10);
+    const recovered = (await hooks.waitForRequests(outage + 3, 10_000)).slice(outage);
     for (const request of recovered) {
       await expectVerified(request, webhook.secret);
     }
@@ -401,7 +406,7 @@ describe('recover', () => {
     const again = await call('POST', path, { since });
     expect(again.body.data).toEqual({ recovered: 0, hasMore: false, deliveries: [] });
     await ctx.app.composed.dispatcher.drain();
-    expect(hooks.requests).toHaveLength(13);
+    expect(hooks.requests).toHaveLength(outage + 3);
   }, 40_000);
 
   it('takes at most 1000 a call, oldest first, and says when more are left', async () => {
