@@ -64,6 +64,8 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   TENANT_NOT_FOUND: { status: 404, message: 'Tenant not found' },
+  // A Rampart extension (README, "Error codes Rampart adds"): redelivery of a webhook delivery.
+  DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },
@@ -74,6 +76,11 @@ export const ERROR_CATALOG = {
     message: 'Webhook is disabled after consecutive failures; re-enable it with PATCH',
   },
   API_KEY_NOT_ACTIVE: { status: 409, message: 'API key is not active: <reason>' },
+  // A Rampart extension (README, "Error codes Rampart adds"): redelivery of a webhook delivery.
+  DELIVERY_NOT_REDELIVERABLE: {
+    status: 409,
+    message: 'Delivery cannot be sent again: <reason>',
+  },
   // A Rampart extension (README, "Error codes Rampart adds"): a per-tenant cap on stored resources.
   TENANT_LIMIT_REACHED: {
     status: 409,

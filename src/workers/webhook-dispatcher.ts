@@ -125,10 +125,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         url: delivery.url,
         headers: deliveryHeaders({
           deliveryId: delivery.id,
+          messageId: delivery.messageId,
           event: delivery.event,
           eventTimestamp: delivery.eventTimestamp,
           body: delivery.body,
           secret: delivery.secret,
+          attemptedAt: new Date(),
         }),
         body: delivery.body,
       });

@@ -111,6 +111,18 @@ const ROUTES: Record<string, RouteAccess> = {
     scope: 'webhooks:read',
     resource: 'webhook',
   },
+  // The delivery id stays `:deliveryId` (call() fills the first parameter): the webhook decides.
+  'POST /api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver': {
+    auth: 'api-key',
+    scope: 'webhooks:update',
+    resource: 'webhook',
+  },
+  'POST /api/v1/webhooks/:webhookId/deliveries/recover': {
+    auth: 'api-key',
+    scope: 'webhooks:update',
+    resource: 'webhook',
+    body: { since: '2026-01-01T00:00:00Z' },
+  },
   'POST /api/v1/templates': {
     auth: 'api-key',
     scope: 'templates:create',

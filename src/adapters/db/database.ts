@@ -186,6 +186,10 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: NullableTimestamp;
   /** Set while an attempt is in flight (its lease), null otherwise (migration 0009). */
   leased_until: NullableTimestamp;
+  /** The delivery this one sends again, null for one made from an event (migration 0012). */
+  redelivery_of: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `webhook-id`: the first delivery of a redelivery chain; null means its own id (0012). */
+  message_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

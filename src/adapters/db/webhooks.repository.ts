@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type {
   DeliveryAttemptRecord,
+  QueuedDeliveryRecord,
   WebhookRecord,
   WebhookStore,
 } from '../../use-cases/ports/webhooks.js';
@@ -26,9 +27,12 @@ function toWebhook(row: WebhookRow): WebhookRecord {
   };
 }
 
-function toAttempt(row: WebhookAttemptRow): DeliveryAttemptRecord {
+function toAttempt(
+  row: WebhookAttemptRow & { redelivery_of: string | null },
+): DeliveryAttemptRecord {
   return {
     deliveryId: row.delivery_id,
+    redeliveryOf: row.redelivery_of,
     event: row.event,
     attempt: row.attempt,
     statusCode: row.status_code,
@@ -38,6 +42,73 @@ function toAttempt(row: WebhookAttemptRow): DeliveryAttemptRecord {
     nextAttemptAt: row.next_attempt_at,
     attemptedAt: row.attempted_at,
   };
+}
+
+/**
+ * One webhook's redeliveries and recoveries are taken one at a time over every process, so two
+ * requests at once cannot both find a message idle and queue it twice.
+ */
+async function lockRedeliveries(trx: Kysely<Database>, webhookId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`rampart-webhook-redeliver:${webhookId}:`}::text || current_schema()))`.execute(
+    trx,
+  );
+}
+
+/** Whether the webhook is active now (read in the redelivery's transaction). */
+async function isActive(trx: Kysely<Database>, webhookId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('webhooks')
+    .select('is_active')
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+  return row?.is_active === true;
+}
+
+/**
+ * Inserts one new pending delivery per id in `sourceIds`, with the source's body bytes, event
+ * and timestamp, `redelivery_of` the source and `message_id` the source's message; returns them
+ * in the order of `sourceIds`.
+ */
+async function queueAgain(
+  trx: Kysely<Database>,
+  sourceIds: readonly string[],
+  firstDelayMs: number,
+): Promise<QueuedDeliveryRecord[]> {
+  const newIds = sourceIds.map(() => randomUUID());
+  const inserted = await sql<{
+    id: string;
+    event: string;
+    redelivery_of: string;
+    message_id: string;
+    created_at: Date;
+    next_attempt_at: Date;
+  }>`
+    insert into webhook_deliveries
+      (id, tenant_id, kind, webhook_id, scan_id, event, event_timestamp, body, status, attempts,
+       next_attempt_at, redelivery_of, message_id)
+    select m.new_id, d.tenant_id, d.kind, d.webhook_id, d.scan_id, d.event, d.event_timestamp,
+           d.body, 'pending', 0, now() + ${firstDelayMs} * interval '1 millisecond', d.id,
+           coalesce(d.message_id, d.id)
+    from unnest(${newIds}::uuid[], ${[...sourceIds]}::uuid[]) with ordinality as m(new_id, old_id, n)
+    join webhook_deliveries d on d.id = m.old_id
+    order by m.n
+    returning id, event, redelivery_of, message_id, created_at, next_attempt_at`.execute(trx);
+  const byId = new Map(inserted.rows.map((row) => [row.id, row]));
+  return newIds.flatMap((id) => {
+    const row = byId.get(id);
+    return row === undefined
+      ? []
+      : [
+          {
+            id: row.id,
+            event: row.event,
+            redeliveryOf: row.redelivery_of,
+            messageId: row.message_id,
+            createdAt: row.created_at,
+            nextAttemptAt: row.next_attempt_at,
+          },
+        ];
+  });
 }
 
 export function createWebhookStore(db: Kysely<Database>): WebhookStore {
@@ -132,7 +203,14 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
         .where('tenant_id', '=', tenantId);
       const [rows, count] = await Promise.all([
         base
-          .selectAll()
+          .selectAll('webhook_attempts')
+          .select((eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('webhook_deliveries.redelivery_of')
+              .whereRef('webhook_deliveries.id', '=', 'webhook_attempts.delivery_id')
+              .as('redelivery_of'),
+          )
           .orderBy('seq', 'desc')
           .limit(page.limit)
           .offset((page.page - 1) * page.limit)
@@ -140,6 +218,65 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
         base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { attempts: rows.map(toAttempt), total: Number(count.n) };
+    },
+
+    redeliver(webhook, deliveryId, firstDelayMs) {
+      return db.transaction().execute(async (trx) => {
+        await lockRedeliveries(trx, webhook.id);
+        const found = await sql<{ kind: string; message_id: string; in_progress: boolean }>`
+          select d.kind, coalesce(d.message_id, d.id) as message_id,
+                 exists (select 1 from webhook_deliveries p
+                         where (p.id = coalesce(d.message_id, d.id)
+                                or p.message_id = coalesce(d.message_id, d.id))
+                           and p.status = 'pending') as in_progress
+          from webhook_deliveries d
+          where d.id = ${deliveryId} and d.webhook_id = ${webhook.id}
+            and d.tenant_id = ${webhook.tenantId}`.execute(trx);
+        const row = found.rows[0];
+        // A callback's delivery has no webhook: the webhook_id filter leaves it out.
+        if (row === undefined) {
+          return { outcome: 'not-found' as const };
+        }
+        if (row.kind === 'test') {
+          return { outcome: 'test' as const };
+        }
+        if (!(await isActive(trx, webhook.id))) {
+          return { outcome: 'disabled' as const };
+        }
+        if (row.in_progress) {
+          return { outcome: 'in-progress' as const };
+        }
+        const [queued] = await queueAgain(trx, [deliveryId], firstDelayMs);
+        if (queued === undefined) {
+          return { outcome: 'not-found' as const };
+        }
+        return { outcome: 'queued' as const, delivery: queued };
+      });
+    },
+
+    recover(webhook, window, limit, firstDelayMs) {
+      return db.transaction().execute(async (trx) => {
+        await lockRedeliveries(trx, webhook.id);
+        if (!(await isActive(trx, webhook.id))) {
+          return { outcome: 'disabled' as const };
+        }
+        // The newest delivery of each message only: a message redelivered since is judged by its
+        // redelivery (delivered: nothing to do; pending: under way; failed: that one is taken).
+        const found = await sql<{ id: string }>`
+          select d.id from webhook_deliveries d
+          where d.webhook_id = ${webhook.id} and d.tenant_id = ${webhook.tenantId}
+            and d.kind = 'webhook' and d.status in ('failed', 'cancelled')
+            and d.created_at >= ${window.since}
+            and (${window.until}::timestamptz is null or d.created_at < ${window.until}::timestamptz)
+            and not exists (select 1 from webhook_deliveries n
+                            where n.message_id = coalesce(d.message_id, d.id)
+                              and n.created_at > d.created_at)
+          order by d.created_at, d.id
+          limit ${limit + 1}`.execute(trx);
+        const ids = found.rows.slice(0, limit).map((row) => row.id);
+        const deliveries = ids.length === 0 ? [] : await queueAgain(trx, ids, firstDelayMs);
+        return { outcome: 'queued' as const, deliveries, hasMore: found.rows.length > limit };
+      });
     },
 
     async beginTest(webhook, delivery, limits) {

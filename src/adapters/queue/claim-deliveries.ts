@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
   readonly tenantId: string;
   readonly kind: 'webhook' | 'callback';
   readonly webhookId: string | null;
+  /** Sent as `webhook-id`: the delivery's own id, or for a redelivery the first delivery's. */
+  readonly messageId: string;
   readonly event: string;
   readonly eventTimestamp: string;
   readonly body: string;
@@ -40,6 +42,7 @@ interface Row {
   tenant_id: string;
   kind: 'webhook' | 'callback';
   webhook_id: string | null;
+  message_id: string;
   event: string;
   event_timestamp: string;
   body: string;
@@ -131,9 +134,10 @@ export async function claimDeliveries(
         from due
         where d.id = due.id
         returning d.id, d.tenant_id, d.kind, d.webhook_id, d.scan_id, d.event, d.event_timestamp,
-                  d.body, d.attempts
+                  d.body, d.attempts, coalesce(d.message_id, d.id) as message_id
       )
-      select claimed.id, claimed.tenant_id, claimed.kind, claimed.webhook_id, claimed.event,
+      select claimed.id, claimed.tenant_id, claimed.kind, claimed.webhook_id, claimed.message_id,
+             claimed.event,
              claimed.event_timestamp, claimed.body, claimed.attempts,
              coalesce(w.url, s.callback_url) as url, coalesce(w.secret, s.callback_secret) as secret
       from claimed
@@ -148,6 +152,7 @@ export async function claimDeliveries(
       tenantId: row.tenant_id,
       kind: row.kind,
       webhookId: row.webhook_id,
+      messageId: row.message_id,
       event: row.event,
       eventTimestamp: row.event_timestamp,
       body: row.body,

@@ -9,3 +9,9 @@ export function parseWebhookId(id: string): string | null {
   const uuid = id.startsWith('wh-') ? id.slice(3) : '';
   return UUID.test(uuid) ? uuid.toLowerCase() : null;
 }
+
+/** The UUID of `del-<uuid>`, or null for anything else (answered with DELIVERY_NOT_FOUND). */
+export function parseDeliveryId(id: string): string | null {
+  const uuid = id.startsWith('del-') ? id.slice(4) : '';
+  return UUID.test(uuid) ? uuid.toLowerCase() : null;
+}

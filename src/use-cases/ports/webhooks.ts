@@ -42,6 +42,8 @@ export interface WebhookPatch {
 
 export interface DeliveryAttemptRecord {
   readonly deliveryId: string;
+  /** The delivery the attempt's delivery sends again (a redelivery), else null. */
+  readonly redeliveryOf: string | null;
   readonly event: string;
   readonly attempt: number;
   readonly statusCode: number;
@@ -80,6 +82,36 @@ export interface WebhookStore {
     page: Page,
   ): Promise<{ attempts: DeliveryAttemptRecord[]; total: number }>;
   /**
+   * Queues the delivery `deliveryId` of the webhook again: a new delivery with the same body,
+   * attempts 1..4, first due `firstDelayMs` from now; refused for a disabled webhook (checked
+   * after the delivery was found), a test delivery and a message still pending. Redeliveries and recoveries of one webhook
+   * are taken one at a time (over every process).
+   */
+  redeliver(
+    webhook: WebhookRecord,
+    deliveryId: string,
+    firstDelayMs: number,
+  ): Promise<RedeliveryOutcome>;
+  /**
+   * Queues again, oldest first and at most `limit`, every event delivery of the webhook created in
+   * [since, until) that is the newest delivery of its message and ended failed or cancelled.
+   * `hasMore`: more such deliveries were left for another call. Nothing is queued for a disabled
+   * webhook.
+   */
+  recover(
+    webhook: WebhookRecord,
+    window: { readonly since: Date; readonly until: Date | null },
+    limit: number,
+    firstDelayMs: number,
+  ): Promise<
+    | { readonly outcome: 'disabled' }
+    | {
+        readonly outcome: 'queued';
+        readonly deliveries: QueuedDeliveryRecord[];
+        readonly hasMore: boolean;
+      }
+  >;
+  /**
    * Starts a test delivery (its record, in flight until `leaseMs` from now) unless the tenant
    * already has `maxConcurrent` tests in flight, over every process; then `retryAfterMs` is how
    * long until the oldest of them reaches its deadline.
@@ -101,6 +133,28 @@ export interface WebhookStore {
     outcome: WebhookSendOutcome,
   ): Promise<void>;
 }
+
+/** A delivery queued by a redelivery or a recovery, before its first attempt. */
+export interface QueuedDeliveryRecord {
+  readonly id: string;
+  readonly event: string;
+  readonly redeliveryOf: string;
+  /** Sent as `webhook-id`: the first delivery of the chain. */
+  readonly messageId: string;
+  readonly createdAt: Date;
+  readonly nextAttemptAt: Date;
+}
+
+/** What a redelivery request found. */
+export type RedeliveryOutcome =
+  | { readonly outcome: 'queued'; readonly delivery: QueuedDeliveryRecord }
+  | { readonly outcome: 'not-found' }
+  /** The webhook is disabled (isActive false). */
+  | { readonly outcome: 'disabled' }
+  /** A webhook.test delivery: tests are sent by POST …/test, never queued. */
+  | { readonly outcome: 'test' }
+  /** A delivery of the same message is still pending (its retries, or an earlier redelivery). */
+  | { readonly outcome: 'in-progress' };
 
 /** How many test deliveries one tenant may have in flight, and how long one counts at most. */
 export interface TestLimits {

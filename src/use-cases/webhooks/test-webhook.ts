@@ -55,10 +55,12 @@ export async function testWebhook(
     url: webhook.url,
     headers: deliveryHeaders({
       deliveryId,
+      messageId: deliveryId,
       event: TEST_EVENT,
       eventTimestamp: timestamp,
       body,
       secret: webhook.secret,
+      attemptedAt: deps.clock.now(),
     }),
     body,
   });

@@ -73,13 +73,62 @@ export const DeliverySchema = Type.Object(
     deliveredAt: DateTime,
     error: Type.Union([Type.String(), Type.Null()]),
     nextAttemptAt: NullableDateTime,
+    redeliveryOf: Type.Optional(
+      Type.String({
+        description:
+          'Extension: on the attempts of a redelivery only, the del-<uuid> of the delivery it sends again',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export const WebhookIdParams = Type.Object({
-  webhookId: Type.String({
-    pattern: '^wh-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-    'x-invalid-code': 'WEBHOOK_NOT_FOUND',
+/** A delivery queued by redeliver or recover (an extension), before its first attempt. */
+export const QueuedDeliverySchema = Type.Object(
+  {
+    id: Type.String({
+      description: 'del-<uuid> of the new delivery: X-Webhook-Delivery and the id of its attempts',
+    }),
+    event: Type.String(),
+    status: Type.Literal('pending'),
+    redeliveryOf: Type.String({ description: 'del-<uuid> of the delivery sent again' }),
+    messageId: Type.String({
+      description:
+        'Sent as the Standard Webhooks webhook-id: the del-<uuid> of the first delivery of this event to this webhook',
+    }),
+    createdAt: DateTime,
+    nextAttemptAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverDeliveriesBody = Type.Object({
+  since: Type.String({
+    format: 'date-time',
+    description: 'Deliveries created at or after this time (ISO 8601 with a time zone)',
   }),
+  until: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'and before this time (default: now); must be after since',
+    }),
+  ),
+});
+
+const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const WebhookIdParam = Type.String({
+  pattern: `^wh-${UUID_PATTERN}$`,
+  'x-invalid-code': 'WEBHOOK_NOT_FOUND',
+});
+
+export const WebhookIdParams = Type.Object({ webhookId: WebhookIdParam });
+
+/**
+ * The delivery id is not checked here: the webhook decides first (another tenant's webhook is
+ * WEBHOOK_NOT_FOUND whatever the delivery id), then an id that is not `del-<uuid>` is
+ * DELIVERY_NOT_FOUND like an unknown one (redeliver-webhook.ts).
+ */
+export const DeliveryIdParams = Type.Object({
+  webhookId: WebhookIdParam,
+  deliveryId: Type.String({ description: 'del-<uuid>, as the delivery log shows it' }),
 });

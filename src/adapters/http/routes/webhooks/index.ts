@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../../../../domain/errors.js';
-import { parseWebhookId } from '../../../../domain/webhooks/prefixed-ids.js';
+import { parseDeliveryId, parseWebhookId } from '../../../../domain/webhooks/prefixed-ids.js';
 import {
   type CreateWebhookInput,
   createWebhook,
@@ -17,6 +17,11 @@ import {
   type PatchWebhookInput,
   patchWebhook,
 } from '../../../../use-cases/webhooks/manage-webhooks.js';
+import {
+  RECOVER_MAX_DELIVERIES,
+  recoverWebhookDeliveries,
+  redeliverWebhookDelivery,
+} from '../../../../use-cases/webhooks/redeliver-webhook.js';
 import { testWebhook } from '../../../../use-cases/webhooks/test-webhook.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
@@ -31,8 +36,11 @@ import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
 import {
   CreatedWebhook,
   CreateWebhookBody,
+  DeliveryIdParams,
   DeliverySchema,
   PatchWebhookBody,
+  QueuedDeliverySchema,
+  RecoverDeliveriesBody,
   WebhookIdParams,
 } from '../../schemas/webhook.js';
 
@@ -254,6 +262,98 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
         { page, limit },
       );
       return { success: true, data };
+    },
+  );
+  const redelivery = {
+    webhooks: deps.webhooks,
+    firstDelayMs: deps.config.webhookRetryDelaysMs[0] ?? 0,
+    wakeDispatcher: () => deps.wakeDispatcher(),
+  };
+
+  app.post<{ Params: { webhookId: string; deliveryId: string } }>(
+    '/api/v1/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    {
+      config: { scope: 'webhooks:update' },
+      schema: {
+        operationId: 'redeliverWebhookDelivery',
+        summary: 'Send a delivery again as a new delivery (extension)',
+        description:
+          'Queues a new delivery with the same body bytes: its own del-<uuid> (X-Webhook-Delivery ' +
+          'and the id of its attempts in the delivery log, which marks them with redeliveryOf), ' +
+          'attempts 1..4 on the usual retry schedule, counted in the webhook health like any ' +
+          'other. Its Standard Webhooks webhook-id is that of the first delivery of the event ' +
+          '(messageId). Any event delivery can be sent again, delivered or not; 409 ' +
+          'DELIVERY_NOT_REDELIVERABLE for a webhook.test delivery or while a delivery of the ' +
+          'same event is still pending; 409 WEBHOOK_DISABLED when the webhook is inactive.',
+        tags: ['webhooks'],
+        security,
+        params: DeliveryIdParams,
+        response: {
+          202: ok(Type.Object({ delivery: QueuedDeliverySchema }, { additionalProperties: false })),
+          ...errors(
+            'WEBHOOK_NOT_FOUND',
+            'DELIVERY_NOT_FOUND',
+            'WEBHOOK_DISABLED',
+            'DELIVERY_NOT_REDELIVERABLE',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = await redeliverWebhookDelivery(
+        redelivery,
+        tenantCaller(request).tenantId,
+        idOf(request),
+        parseDeliveryId(request.params.deliveryId),
+      );
+      return reply.code(202).send({ success: true, data });
+    },
+  );
+
+  app.post<WithId & { Body: { since: string; until?: string } }>(
+    '/api/v1/webhooks/:webhookId/deliveries/recover',
+    {
+      config: { scope: 'webhooks:update' },
+      schema: {
+        operationId: 'recoverWebhookDeliveries',
+        summary: 'Send again every failed delivery since a time (extension)',
+        description:
+          'For a receiver that missed deliveries (an outage longer than the retry schedule): ' +
+          'queues again, as new deliveries like redeliver, every event delivery of the webhook ' +
+          'created in [since, until) whose last attempt failed or that was cancelled when the ' +
+          'webhook was disabled; only the newest delivery of each event counts, so a repeated ' +
+          `call does not send an event twice. At most ${RECOVER_MAX_DELIVERIES} per call, oldest ` +
+          'first: hasMore true says to call again with the same window. webhook.test deliveries ' +
+          'are not recovered. 409 WEBHOOK_DISABLED when the webhook is inactive (re-enable it first).',
+        tags: ['webhooks'],
+        security,
+        params: WebhookIdParams,
+        body: RecoverDeliveriesBody,
+        response: {
+          202: ok(
+            Type.Object(
+              {
+                recovered: Type.Integer({ description: 'deliveries queued by this call' }),
+                hasMore: Type.Boolean({
+                  description: `more than ${RECOVER_MAX_DELIVERIES} matched: call again`,
+                }),
+                deliveries: Type.Array(QueuedDeliverySchema),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          ...errors(...BODY_CODES, 'WEBHOOK_NOT_FOUND', 'WEBHOOK_DISABLED'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = await recoverWebhookDeliveries(
+        redelivery,
+        tenantCaller(request).tenantId,
+        idOf(request),
+        request.body,
+      );
+      return reply.code(202).send({ success: true, data });
     },
   );
 }
