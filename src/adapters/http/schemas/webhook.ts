@@ -81,5 +81,6 @@ export const WebhookIdParams = Type.Object({
   webhookId: Type.String({
     pattern: '^wh-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     'x-invalid-code': 'WEBHOOK_NOT_FOUND',
+    description: 'The webhook id (wh-<uuid>)',
   }),
 });
