@@ -4,21 +4,31 @@
  * with openapi-typescript refuses a wrong nmap option at compile time.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv } from '../../src/domain/validation/ajv.js';
 import { ENGINE_NAMES } from '../../src/engines/engine.js';
 import { nmapOptionsSchema } from '../../src/engines/nmap/options.js';
-import { useTestApp } from '../support/harness.js';
+import { heldEngine } from '../doubles/engines.js';
+import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { createScan, waitForStatus } from '../support/scans.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
-const ctx = useTestApp();
+// Scans run in an engine that holds each run until the test ends it (test/doubles/engines.ts).
+const held = heldEngine();
+const ctx = useTestApp(
+  { ALLOW_PRIVATE_TARGETS: 'true', WORKERS: '1', WORKER_SHUTDOWN_GRACE_MS: '100' },
+  { engineRunners: new Map([['nmap', held.engine]]) },
+);
 
 interface Operation {
   operationId?: string;
@@ -119,6 +129,52 @@ describe('the served OpenAPI document', () => {
     });
     // Without scanType the template's engine applies: templateId is then required.
     expect(variants.at(-1)?.required).toEqual(['templateId', 'target']);
+  });
+
+  it('describes the body of every scan event as the outbox writes it', async () => {
+    const tenantId = randomUUID();
+    const { rawKey } = await createKey(ctx.app, await tokenFor(tenantId));
+    const key = { 'x-api-key': rawKey };
+    const ended: Record<string, string> = {};
+    for (const ending of ['completed', 'failed', 'cancelled'] as const) {
+      const { id } = await createScan(ctx.app, rawKey, { target: '127.0.0.1', scanType: 'nmap' });
+      await held.waitFor(id);
+      if (ending === 'cancelled') {
+        const cancel = await ctx.app.request(`/api/v1/scans/${id}/cancel`, {
+          method: 'POST',
+          headers: key,
+        });
+        expect(cancel.status, cancel.text).toBe(200);
+      } else {
+        held.release(id, ending === 'failed' ? { ending: 'engine-error', message: 'boom' } : {});
+      }
+      await waitForStatus(ctx.app, rawKey, id, [ending]);
+      ended[id] = ending;
+    }
+    const events = await sql<{ scan_id: string; event: string; payload: unknown }>`
+      select scan_id, event, payload from scan_events where tenant_id = ${tenantId}`.execute(
+      ctx.database.handle.db,
+    );
+    expect(events.rows).toHaveLength(6);
+    const ajv = createAjv({ coerceTypes: false, useDefaults: false });
+    for (const row of events.rows) {
+      expect(['scan.started', `scan.${ended[row.scan_id]}`]).toContain(row.event);
+      const delivery = document.webhooks[row.event].post;
+      const validate = ajv.compile(delivery.requestBody.content['application/json'].schema);
+      expect(validate(row.payload), `${row.event}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(row.payload).toMatchObject({ tenantId, data: { scanId: row.scan_id } });
+      // The documented bodies are closed: one event's body is not another's.
+      const other = row.event === 'scan.started' ? 'scan.failed' : 'scan.started';
+      expect(
+        ajv.validate(
+          document.webhooks[other].post.requestBody.content['application/json'].schema,
+          row.payload,
+        ),
+      ).toBe(false);
+      expect(delivery.parameters.map((header: { name: string }) => header.name)).toEqual(
+        expect.arrayContaining(['X-Webhook-Signature', 'webhook-signature']),
+      );
+    }
   });
 
   it('lints clean with Redocly CLI (recommended-strict and more)', async () => {
