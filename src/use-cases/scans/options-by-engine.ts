@@ -17,9 +17,12 @@ import { ENGINE_NAMES } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
 
 /**
- * `oneOf` one object per engine (`fields` with `scanType` that engine's name, required, and
+ * `anyOf` one object per engine (`fields` with `scanType` that engine's name, required, and
  * `options` its options or null), plus, when `withoutScanType` is given, one object of those
  * fields for a body that names no engine (it comes from a template), whose options stay open.
+ * The options are inline, not named components: openapi-typescript makes a component's
+ * properties that have a default required (its defaultNonNullable), so a client would have to
+ * send every nmap option.
  */
 export function variantPerEngine(
   fields: TProperties,
