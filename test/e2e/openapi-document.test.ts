@@ -206,6 +206,7 @@ describe('the served OpenAPI document', () => {
     const prelude = [
       "import type { operations } from './api';",
       "type CreateScan = operations['createScan']['requestBody']['content']['application/json'];",
+      "type CreateTemplate = operations['createTemplate']['requestBody']['content']['application/json'];",
     ];
     writeFileSync(
       join(dir, 'valid.ts'),
@@ -214,6 +215,7 @@ describe('the served OpenAPI document', () => {
         "export const a: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { ports: '22,80', timing: 'T4' } };",
         "export const b: CreateScan = { target: 'https://a.example', scanType: 'zap', options: null };",
         "export const c: CreateScan = { target: '10.0.0.1', templateId: '7b0c3f8e-5c1a-4d59-9d57-0f4d7f0c3e11' };",
+        "export const t: CreateTemplate = { name: 'weekly', scanType: 'nmap', options: { udpScan: true } };",
         '',
       ].join('\n'),
     );
@@ -221,6 +223,7 @@ describe('the served OpenAPI document', () => {
       "export const d: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { ports: 123 } };",
       "export const e: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { portz: '22' } };",
       "export const f: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { timing: 'T9' } };",
+      "export const g: CreateTemplate = { name: 'weekly', scanType: 'nmap', options: { udpScan: 'yes' } };",
     ];
     writeFileSync(join(dir, 'wrong.ts'), [...prelude, ...wrongLines, ''].join('\n'));
     const program = ts.createProgram([join(dir, 'valid.ts'), join(dir, 'wrong.ts')], {
@@ -246,14 +249,26 @@ describe('the served OpenAPI document', () => {
             ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line
             : -1,
         text: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'),
+        at: diagnostic.file?.text.slice(diagnostic.start, (diagnostic.start ?? 0) + 8),
       }));
     };
     expect(diagnosticsOf('valid.ts')).toEqual([]);
     const wrong = diagnosticsOf('wrong.ts');
-    // One error per wrong line (the prelude's two lines come first), each at its option.
-    expect(wrong.map((diagnostic) => diagnostic.line)).toEqual([2, 3, 4]);
+    // One error per wrong line (the prelude's three lines come first), each at its option.
+    expect(wrong.map((diagnostic) => diagnostic.line)).toEqual([3, 4, 5, 6]);
+    // An unknown key, and any wrong option of a template (whose body has no variant without
+    // scanType), are reported at the option itself; a wrong value in a scan body at the
+    // declaration on the option's line (TypeScript does not narrow a union with a member whose
+    // options are open: the template variant), its message naming the type that does not fit.
+    expect(wrong.map((diagnostic) => diagnostic.at)).toEqual([
+      'd: Creat',
+      "portz: '",
+      'f: Creat',
+      'udpScan:',
+    ]);
     expect(wrong[0]?.text).toContain("Type 'number' is not assignable to type 'string'");
     expect(wrong[1]?.text).toContain("'portz' does not exist");
     expect(wrong[2]?.text).toContain('"T9"');
+    expect(wrong[3]?.text).toContain("Type 'string' is not assignable to type 'boolean");
   }, 60_000);
 });
