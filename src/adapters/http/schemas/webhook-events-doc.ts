@@ -92,7 +92,7 @@ const DELIVERY_HEADERS = [
   {
     name: 'webhook-id',
     description:
-      'Standard Webhooks: the message id (the delivery id), the same on every attempt of one delivery',
+      'Standard Webhooks: the message id, the same on every attempt of one delivery (deduplicate on it)',
     schema: { type: 'string' },
   },
   {
