@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateScanBody } from '../../src/use-cases/scans/scan-request-schema.js';
+import {
+  CreateScanBody,
+  CreateScanBodyByEngine,
+} from '../../src/use-cases/scans/scan-request-schema.js';
 import {
   CreateTemplateBody,
+  CreateTemplateBodyByEngine,
   PatchTemplateBody,
+  PatchTemplateBodyByEngine,
 } from '../../src/use-cases/templates/template-schema.js';
 import {
   bearer,
@@ -175,8 +180,12 @@ describe('routes, health and documents', () => {
     );
     expect(response.body.paths['/api/v1/api-keys'].post.responses['201']).toBeDefined();
     const createScan = response.body.paths['/api/v1/scans'].post;
-    // scanType may come from a template (templateId).
-    expect(createScan.requestBody.content['application/json'].schema.required).toEqual(['target']);
+    // One variant per engine, and one where scanType comes from a template (templateId).
+    expect(
+      createScan.requestBody.content['application/json'].schema.anyOf.map(
+        (variant: { required: string[] }) => variant.required,
+      ),
+    ).toContainEqual(['templateId', 'target']);
     expect(Object.keys(createScan.responses)).toEqual(
       expect.arrayContaining(['201', '400', '401', '403', '429', '503']),
     );
@@ -204,17 +213,32 @@ describe('routes, health and documents', () => {
     expect(docs.text).toContain('/api/v1/openapi.json');
   });
 
-  it('documents exactly the body schemas the use cases enforce', async () => {
+  it('documents the body schemas the use cases enforce, with options typed per engine', async () => {
     const { paths } = (await ctx.app.request('/api/v1/openapi.json')).body;
     const documented = (path: string, method: string) =>
       paths[path][method].requestBody.content['application/json'].schema;
     const asJson = (schema: unknown) => JSON.parse(JSON.stringify(schema));
-    expect(documented('/api/v1/scans', 'post')).toEqual(asJson(CreateScanBody));
-    expect(documented('/api/v1/templates', 'post')).toEqual(asJson(CreateTemplateBody));
+    expect(documented('/api/v1/scans', 'post')).toEqual(asJson(CreateScanBodyByEngine));
+    expect(documented('/api/v1/templates', 'post')).toEqual(asJson(CreateTemplateBodyByEngine));
     expect(documented('/api/v1/templates/{templateId}', 'patch')).toEqual(
-      asJson(PatchTemplateBody),
+      asJson(PatchTemplateBodyByEngine),
     );
-    expect(documented('/api/v1/scans', 'post').properties.timeout).toMatchObject({
+    // Every variant holds the checked schema's fields as they are; only scanType and options vary.
+    const bodies: Array<[string, string, { properties: Record<string, unknown> }]> = [
+      ['/api/v1/scans', 'post', CreateScanBody],
+      ['/api/v1/templates', 'post', CreateTemplateBody],
+      ['/api/v1/templates/{templateId}', 'patch', PatchTemplateBody],
+    ];
+    for (const [path, method, checked] of bodies) {
+      for (const variant of documented(path, method).anyOf) {
+        for (const [field, schema] of Object.entries(asJson(checked).properties)) {
+          if (field !== 'scanType' && field !== 'options' && field !== 'templateId') {
+            expect(variant.properties[field], `${method} ${path} ${field}`).toEqual(schema);
+          }
+        }
+      }
+    }
+    expect(documented('/api/v1/scans', 'post').anyOf[0].properties.timeout).toMatchObject({
       type: ['integer', 'null'],
       minimum: 1,
       maximum: 86_400,

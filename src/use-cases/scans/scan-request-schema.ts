@@ -15,6 +15,7 @@ import { MAX_TARGET_LENGTH } from '../../domain/targets/parse-target.js';
 import { orNull } from '../../domain/validation/or-null.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../domain/webhooks/webhook-url.js';
 import { ENGINE_NAMES } from '../../engines/engine.js';
+import { variantPerEngine } from './options-by-engine.js';
 
 export const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_NAME_LENGTH = 255;
@@ -128,4 +129,21 @@ export const CreateScanBody = Type.Object({
   scanType: Type.Optional(
     orNull(ScanTypeSchema, { description: 'Required unless templateId gives it' }),
   ),
+});
+
+/**
+ * The body as the OpenAPI document shows it (options-by-engine.ts): one variant per engine with
+ * that engine's options, or, with a templateId and no scanType, the template's engine.
+ */
+export const CreateScanBodyByEngine = variantPerEngine(scanRequestFields, {
+  fields: {
+    ...scanRequestFields,
+    templateId: Type.String({
+      format: 'uuid',
+      description: scanRequestFields.templateId.description,
+    }),
+    scanType: Type.Optional(Type.Null()),
+  },
+  description:
+    "Starts from a template with the template's scanType; options are that engine's (checked when the scan is created)",
 });

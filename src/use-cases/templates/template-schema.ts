@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { orNull } from '../../domain/validation/or-null.js';
+import { variantPerEngine } from '../scans/options-by-engine.js';
 import {
   ConfigSchema,
   MAX_NAME_LENGTH,
@@ -38,3 +39,17 @@ export const CreateTemplateBody = Type.Object(templateFields);
 export const PatchTemplateBody = Type.Partial(
   Type.Object({ ...templateFields, scanType: orNull(ScanTypeSchema) }),
 );
+
+/** The POST body as the OpenAPI document shows it: one variant per engine (options-by-engine.ts). */
+export const CreateTemplateBodyByEngine = variantPerEngine(templateFields);
+
+const patchFields = Type.Partial(Type.Object(templateFields)).properties;
+
+/**
+ * The PATCH body as the OpenAPI document shows it: one variant per engine, or, without scanType,
+ * options for the engine the template already has.
+ */
+export const PatchTemplateBodyByEngine = variantPerEngine(patchFields, {
+  fields: { ...patchFields, scanType: Type.Optional(Type.Null()) },
+  description: "Keeps the template's scanType; options are that engine's (checked on update)",
+});

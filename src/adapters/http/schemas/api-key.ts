@@ -63,11 +63,19 @@ export const CreateApiKeyBody = Type.Object({
 });
 
 export const KeyIdParams = Type.Object({
-  keyId: Type.String({ format: 'uuid', 'x-error-code': 'API_KEY_NOT_FOUND' }),
+  keyId: Type.String({
+    format: 'uuid',
+    'x-error-code': 'API_KEY_NOT_FOUND',
+    description: 'The API key id',
+  }),
 });
 
 export const TenantIdParams = Type.Object({
-  tenantId: Type.String({ format: 'uuid', 'x-error-code': 'TENANT_NOT_FOUND' }),
+  tenantId: Type.String({
+    format: 'uuid',
+    'x-error-code': 'TENANT_NOT_FOUND',
+    description: 'The tenant id',
+  }),
 });
 
 export const TenantView = Type.Object(

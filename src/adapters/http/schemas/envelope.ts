@@ -24,17 +24,30 @@ const ErrorRef = Type.Ref('ErrorEnvelope');
  */
 export const DATABASE_CODES: ErrorCode[] = ['SERVICE_UNAVAILABLE', 'DATABASE_ERROR'];
 
-/** In a route's response schema @fastify/swagger takes each header as a plain JSON schema. */
+/**
+ * Response headers, as a route's response schema gives them: @fastify/swagger takes each header as
+ * a plain JSON schema and writes it as `{ schema, description }` in the document.
+ */
+const RETRY_AFTER_RATE_LIMIT = {
+  'Retry-After': {
+    type: 'integer' as const,
+    minimum: 1,
+    description: 'Whole seconds until the exhausted limit has room again',
+  },
+};
+
 const DATABASE_RETRY_AFTER = {
   'Retry-After': {
     type: 'integer' as const,
+    minimum: 1,
     description: 'Whole seconds to wait before retrying; sent while the database is not answering',
   },
 };
 
 /**
  * Response schemas for the statuses these codes answer with, each described by its codes (each
- * once); the 503 of a route that touches the database (DATABASE_CODES) documents `Retry-After`.
+ * once); a 429 documents `Retry-After` (and the `X-RateLimit-*` values of the key's windows, when
+ * the limiter got that far), the 503 of a route that touches the database (DATABASE_CODES) too.
  */
 export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -45,10 +58,16 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   const touchesDatabase = DATABASE_CODES.every((code) => codes.includes(code));
   const out: Record<number, TSchema> = {};
   for (const [status, list] of byStatus) {
+    const headers =
+      status === 429
+        ? { ...RETRY_AFTER_RATE_LIMIT, ...RATE_LIMIT_HEADERS }
+        : status === 503 && touchesDatabase
+          ? DATABASE_RETRY_AFTER
+          : undefined;
     out[status] = Type.Unsafe({
       ...ErrorRef,
       description: list.join(', '),
-      ...(status === 503 && touchesDatabase ? { headers: DATABASE_RETRY_AFTER } : {}),
+      ...(headers === undefined ? {} : { headers }),
     });
   }
   return out;
@@ -88,17 +107,20 @@ export const BODY_CODES: ErrorCode[] = [
   'INVALID_FIELD_VALUE',
 ];
 
+/** The per-key (or per-tenant token budget) limiter's values, on every answer it let through. */
 export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
-    schema: { type: 'integer' as const },
+    type: 'integer' as const,
+    minimum: 0,
     description: 'Requests allowed in the window nearest exhaustion',
   },
   'X-RateLimit-Remaining': {
-    schema: { type: 'integer' as const },
+    type: 'integer' as const,
+    minimum: 0,
     description: 'Requests left in that window',
   },
   'X-RateLimit-Reset': {
-    schema: { type: 'integer' as const },
+    type: 'integer' as const,
     description: 'Unix epoch seconds when that window resets',
   },
 };

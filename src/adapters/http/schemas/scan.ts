@@ -203,10 +203,22 @@ export const MAX_PAGE = 10_000;
 
 export const PageQuery = {
   page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, 'x-invalid-code': 'INVALID_PAGE' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE,
+      default: 1,
+      'x-invalid-code': 'INVALID_PAGE',
+      description: 'Page number, from 1',
+    }),
   ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 20, 'x-invalid-code': 'INVALID_LIMIT' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      'x-invalid-code': 'INVALID_LIMIT',
+      description: 'Items per page',
+    }),
   ),
 };
 
@@ -215,7 +227,8 @@ export const ScanIdParams = Type.Object({
     format: 'uuid',
     'x-error-code': 'SCAN_NOT_FOUND',
     'x-invalid-code': 'SCAN_NOT_FOUND',
+    description: 'The scan id',
   }),
 });
 
-export const SeverityFilter = SeveritySchema;
+export const SeverityFilter = { ...SeveritySchema, description: 'Only findings of this severity' };

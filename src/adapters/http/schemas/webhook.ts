@@ -119,6 +119,7 @@ const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 const WebhookIdParam = Type.String({
   pattern: `^wh-${UUID_PATTERN}$`,
   'x-invalid-code': 'WEBHOOK_NOT_FOUND',
+  description: 'The webhook id (wh-<uuid>)',
 });
 
 export const WebhookIdParams = Type.Object({ webhookId: WebhookIdParam });

@@ -13,6 +13,7 @@ export function registerApiKeySuspension(app: FastifyInstance, deps: AppDeps): v
       {
         config: { admin: true },
         schema: {
+          operationId: action === 'suspend' ? 'suspendApiKey' : 'reinstateApiKey',
           summary:
             action === 'suspend'
               ? 'Suspend an API key (any tenant)'

@@ -21,6 +21,7 @@ export function registerTenantSuspension(app: FastifyInstance, deps: AppDeps): v
       {
         config: { admin: true },
         schema: {
+          operationId: action === 'suspend' ? 'suspendTenant' : 'reinstateTenant',
           summary: action === 'suspend' ? 'Suspend a tenant' : 'Reinstate a suspended tenant',
           description:
             action === 'suspend'
@@ -48,6 +49,7 @@ export function registerTenantQuota(app: FastifyInstance, deps: AppDeps): void {
     {
       config: { admin: true },
       schema: {
+        operationId: 'setTenantQuota',
         summary: "Set a tenant's monthly scan quota (0: no more scans)",
         tags: ['admin'],
         security: [{ bearerAuth: [] }],
@@ -77,6 +79,7 @@ export function registerTenantMaxRunningScans(app: FastifyInstance, deps: AppDep
     {
       config: { admin: true },
       schema: {
+        operationId: 'setTenantMaxRunningScans',
         summary: "Set a tenant's cap on running scans (null: the service default)",
         description:
           "Workers run at most this many of the tenant's scans at once (sentinel children included); its other scans wait in the queue while tenants take turns. null returns the tenant to TENANT_MAX_RUNNING_SCANS. A lower cap does not stop scans already running.",

@@ -14,6 +14,7 @@ export function registerCreateApiKey(app: FastifyInstance, deps: AppDeps): void 
     '/api/v1/api-keys',
     {
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create an API key',
         description:
           'At most TENANT_MAX_API_KEYS keys per tenant that can still authenticate (revoked and expired keys do not count; a rotation is not refused by the cap): 409 TENANT_LIMIT_REACHED.',

@@ -11,6 +11,7 @@ export function registerListApiKeys(app: FastifyInstance, deps: AppDeps): void {
     '/api/v1/api-keys',
     {
       schema: {
+        operationId: 'listApiKeys',
         summary: "List the tenant's API keys, newest first",
         tags: ['api-keys'],
         security: [{ bearerAuth: [] }],
@@ -32,6 +33,7 @@ export function registerGetApiKey(app: FastifyInstance, deps: AppDeps): void {
     '/api/v1/api-keys/:keyId',
     {
       schema: {
+        operationId: 'getApiKey',
         summary: 'Read one API key',
         tags: ['api-keys'],
         security: [{ bearerAuth: [] }],

@@ -13,6 +13,7 @@ export function registerRevokeApiKey(app: FastifyInstance, deps: AppDeps): void 
     '/api/v1/api-keys/:keyId',
     {
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key at once and for good (repeating it is harmless)',
         tags: ['api-keys'],
         security: [{ bearerAuth: [] }],

@@ -20,6 +20,7 @@ export function registerRotateApiKey(app: FastifyInstance, deps: AppDeps): void 
     '/api/v1/api-keys/:keyId/rotate',
     {
       schema: {
+        operationId: 'rotateApiKey',
         summary: 'Rotate an API key: a new key now, the old one until its grace period ends',
         tags: ['api-keys'],
         security: [{ bearerAuth: [] }],

@@ -72,6 +72,7 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
     '/api/v1/engines',
     {
       schema: {
+        operationId: 'listEngines',
         summary: 'The ten scan engines, their target types, options and availability',
         tags: ['engines'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],

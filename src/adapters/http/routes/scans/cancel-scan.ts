@@ -17,6 +17,7 @@ export function registerCancelScan(app: FastifyInstance, deps: AppDeps): void {
     {
       config: { scope: 'scans:cancel' },
       schema: {
+        operationId: 'cancelScan',
         summary: 'Cancel a queued or running scan (a running scanner is stopped within 2 s)',
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { createScan } from '../../../../use-cases/scans/create-scan.js';
-import { CreateScanBody } from '../../../../use-cases/scans/scan-request-schema.js';
+import {
+  CreateScanBody,
+  CreateScanBodyByEngine,
+} from '../../../../use-cases/scans/scan-request-schema.js';
 import type { AppDeps } from '../../app-deps.js';
+import { documentedAs } from '../../documented-as.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
   API_KEY_AUTH_CODES,
@@ -17,9 +21,10 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
   app.post(
     '/api/v1/scans',
     {
-      config: { scope: 'scans:create' },
+      config: { scope: 'scans:create', ...documentedAs({ body: CreateScanBodyByEngine }) },
       validatorCompiler: useCaseChecksBody,
       schema: {
+        operationId: 'createScan',
         summary: 'Submit a scan (queued at once, run by a worker)',
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],

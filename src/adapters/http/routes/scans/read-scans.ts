@@ -20,6 +20,7 @@ export function registerGetScan(app: FastifyInstance, deps: AppDeps): void {
     {
       config: { scope: 'scans:read' },
       schema: {
+        operationId: 'getScan',
         summary: 'One scan: status, progress, effective options, summary of findings',
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],
@@ -64,6 +65,7 @@ export function registerListScans(app: FastifyInstance, deps: AppDeps): void {
     {
       config: { scope: 'scans:list' },
       schema: {
+        operationId: 'listScans',
         summary:
           "The tenant's scans, newest first (default scanType nmap; scanType=all for every engine); sentinel children only with parentScanId",
         tags: ['scans'],
@@ -76,7 +78,9 @@ export function registerListScans(app: FastifyInstance, deps: AppDeps): void {
               'x-error-code': 'INVALID_SCAN_TYPE',
             }),
           ),
-          status: Type.Optional(Type.String({ enum: [...SCAN_STATUSES] })),
+          status: Type.Optional(
+            Type.String({ enum: [...SCAN_STATUSES], description: 'Only scans in this status' }),
+          ),
           parentScanId: Type.Optional(
             Type.String({
               format: 'uuid',

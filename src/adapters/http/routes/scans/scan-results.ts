@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { CSV_COLUMNS } from '../../../../domain/findings/csv.js';
 import type { Severity } from '../../../../domain/findings/finding.js';
 import {
   type ExportFormat,
@@ -9,6 +10,7 @@ import {
   listFindings,
 } from '../../../../use-cases/scans/scan-results.js';
 import type { AppDeps } from '../../app-deps.js';
+import { documentedAs } from '../../documented-as.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
   API_KEY_AUTH_CODES,
@@ -27,6 +29,96 @@ import {
 
 const Summary = Type.Record(Type.String(), Type.Integer());
 
+const ResultsEnvelope = success(
+  Type.Object(
+    {
+      scanId: Type.String({ format: 'uuid' }),
+      status: Type.String(),
+      partial: Type.Boolean({
+        description: 'true for cancelled and failed scans: the findings collected so far',
+      }),
+      summary: Summary,
+      riskScore: Type.Integer({ minimum: 0, maximum: 100 }),
+      findings: Type.Array(FindingRef),
+      pagination: PaginationSchema,
+      sentinel: Type.Optional(SentinelSchema),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** A SARIF 2.1.0 log, as far as the document describes it (the OASIS schema has the rest). */
+const SarifLog = Type.Object(
+  {
+    $schema: Type.String(),
+    version: Type.Literal('2.1.0'),
+    runs: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1 }),
+  },
+  {
+    description:
+      'SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html): one run of the scanning tool, its rules and results',
+  },
+);
+
+/** The `format=defectdojo` file: DefectDojo's Generic Findings Import JSON (defectdojo.ts). */
+const DefectDojoFile = Type.Object(
+  {
+    findings: Type.Array(
+      Type.Object(
+        {
+          title: Type.String(),
+          severity: Type.String({ enum: ['Critical', 'High', 'Medium', 'Low', 'Info'] }),
+          description: Type.String({
+            description: 'What identifies the finding only (stable across rescans)',
+          }),
+          unique_id_from_tool: Type.String({ description: "Rampart's fingerprint" }),
+          vuln_id_from_tool: Type.String({ description: 'The rule id' }),
+          static_finding: Type.Boolean(),
+          dynamic_finding: Type.Boolean(),
+          cwe: Type.Optional(Type.Integer()),
+          vulnerability_ids: Type.Optional(Type.Array(Type.String())),
+          endpoints: Type.Optional(Type.Array(Type.String())),
+          mitigation: Type.Optional(Type.String()),
+          impact: Type.Optional(Type.String()),
+          references: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "DefectDojo's Generic Findings Import (scan_type=Generic Findings Import), keys strictly in its vocabulary",
+  },
+);
+
+/**
+ * The 200 as documented: the envelope, or with `format` the whole result as a file (streamed, so
+ * Fastify's serializer never sees it and the route's own 200 stays the envelope).
+ */
+const ResultsDocumented = {
+  description:
+    'format=json: the envelope, one page of findings. format=sarif, format=csv or format=defectdojo: the whole result as a file to download',
+  headers: {
+    ...RATE_LIMIT_HEADERS,
+    'Content-Disposition': {
+      type: 'string',
+      description:
+        'With a file: attachment; filename="rampart-scan-<scanId>.sarif" (or .csv, .defectdojo.json)',
+    },
+  },
+  content: {
+    'application/json': { schema: Type.Union([ResultsEnvelope, DefectDojoFile]) },
+    'application/sarif+json': { schema: SarifLog },
+    'text/csv': {
+      schema: Type.String({
+        description: `RFC 4180, UTF-8, CRLF line ends, no byte-order mark; header row ${CSV_COLUMNS.join(',')}; one row per finding, most severe first`,
+      }),
+    },
+  },
+};
+
 const RESULT_CODES = [
   ...API_KEY_AUTH_CODES,
   'SCAN_NOT_FOUND',
@@ -43,8 +135,9 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
   }>(
     '/api/v1/scans/:scanId/results',
     {
-      config: { scope: 'results:read' },
+      config: { scope: 'results:read', ...documentedAs({ response: { 200: ResultsDocumented } }) },
       schema: {
+        operationId: 'getScanResults',
         summary:
           'Results of an ended scan: JSON (paged), or the whole result as SARIF 2.1.0, CSV or DefectDojo Generic Findings Import JSON',
         tags: ['scans'],
@@ -52,30 +145,18 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
         params: ScanIdParams,
         querystring: Type.Object({
           format: Type.Optional(
-            Type.String({ enum: ['json', 'sarif', 'csv', 'defectdojo'], default: 'json' }),
+            Type.String({
+              enum: ['json', 'sarif', 'csv', 'defectdojo'],
+              default: 'json',
+              description:
+                'json: the envelope, paged; sarif (application/sarif+json), csv (text/csv) or defectdojo (application/json, DefectDojo Generic Findings Import): the whole result as a file',
+            }),
           ),
           ...PageQuery,
         }),
         response: {
           200: {
-            ...success(
-              Type.Object(
-                {
-                  scanId: Type.String({ format: 'uuid' }),
-                  status: Type.String(),
-                  partial: Type.Boolean({
-                    description:
-                      'true for cancelled and failed scans: the findings collected so far',
-                  }),
-                  summary: Summary,
-                  riskScore: Type.Integer({ minimum: 0, maximum: 100 }),
-                  findings: Type.Array(FindingRef),
-                  pagination: PaginationSchema,
-                  sentinel: Type.Optional(SentinelSchema),
-                },
-                { additionalProperties: false },
-              ),
-            ),
+            ...ResultsEnvelope,
             headers: RATE_LIMIT_HEADERS,
             description:
               'JSON in the envelope; with format=sarif (application/sarif+json) or format=csv (text/csv) the file itself',
@@ -116,6 +197,7 @@ export function registerListFindings(app: FastifyInstance, deps: AppDeps): void 
     {
       config: { scope: 'results:read' },
       schema: {
+        operationId: 'listScanFindings',
         summary: 'Findings of an ended scan, most severe first, filtered and paged',
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],

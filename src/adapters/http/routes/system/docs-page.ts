@@ -20,7 +20,8 @@ fetch('/api/v1/openapi.json').then((r) => r.json()).then((doc) => {
   document.getElementById('info').innerHTML = esc(doc.info.description || '') +
     ' <a href="/api/v1/openapi.json">OpenAPI ' + esc(doc.openapi) + ' document</a>, version ' + esc(doc.info.version);
   const out = [];
-  for (const [path, ops] of Object.entries(doc.paths)) {
+  const sections = [...Object.entries(doc.paths), ...Object.entries(doc.webhooks || {}).map(([name, ops]) => ['webhook ' + name, ops])];
+  for (const [path, ops] of sections) {
     for (const [method, op] of Object.entries(ops)) {
       const m = method.toUpperCase();
       const responses = Object.entries(op.responses || {}).map(([code, r]) =>

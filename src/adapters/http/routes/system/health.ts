@@ -13,8 +13,10 @@ export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'readin
     '/healthz',
     {
       schema: {
+        operationId: 'getHealth',
         summary: 'Liveness: 200 while the process is up',
         tags: ['system'],
+        security: [],
         response: {
           200: Type.Object({
             success: Type.Literal(true),
@@ -29,9 +31,11 @@ export function registerHealth(app: FastifyInstance, deps: Pick<AppDeps, 'readin
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         summary:
           'Readiness: 200 when the database answers (the embedded one with room in DATA_DIR) and, in a process that runs scan workers, one of them can claim; else 503 saying why',
         tags: ['system'],
+        security: [],
         response: {
           200: Type.Object({
             success: Type.Literal(true),

@@ -11,9 +11,12 @@ import {
 } from '../../../../use-cases/templates/manage-templates.js';
 import {
   CreateTemplateBody,
+  CreateTemplateBodyByEngine,
   PatchTemplateBody,
+  PatchTemplateBodyByEngine,
 } from '../../../../use-cases/templates/template-schema.js';
 import type { AppDeps } from '../../app-deps.js';
+import { documentedAs } from '../../documented-as.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
   API_KEY_AUTH_CODES,
@@ -44,7 +47,11 @@ const TemplateSchema = Type.Object(
 );
 
 const TemplateIdParams = Type.Object({
-  templateId: Type.String({ format: 'uuid', 'x-invalid-code': 'TEMPLATE_NOT_FOUND' }),
+  templateId: Type.String({
+    format: 'uuid',
+    'x-invalid-code': 'TEMPLATE_NOT_FOUND',
+    description: 'The template id',
+  }),
 });
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
@@ -66,9 +73,10 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
   app.post(
     '/api/v1/templates',
     {
-      config: { scope: 'templates:create' },
+      config: { scope: 'templates:create', ...documentedAs({ body: CreateTemplateBodyByEngine }) },
       validatorCompiler: useCaseChecksBody,
       schema: {
+        operationId: 'createTemplate',
         summary: 'Create a scan template',
         description:
           "At most TENANT_MAX_TEMPLATES templates per tenant: 409 TENANT_LIMIT_REACHED (after every 400). `config` is at most 16 KiB of JSON, like a scan's.",
@@ -101,6 +109,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     {
       config: { scope: 'templates:read' },
       schema: {
+        operationId: 'listTemplates',
         summary: "The tenant's templates, newest first",
         tags: ['templates'],
         security,
@@ -127,6 +136,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     {
       config: { scope: 'templates:read' },
       schema: {
+        operationId: 'getTemplate',
         summary: 'One template',
         tags: ['templates'],
         security,
@@ -150,9 +160,10 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
   app.patch<WithId>(
     '/api/v1/templates/:templateId',
     {
-      config: { scope: 'templates:update' },
+      config: { scope: 'templates:update', ...documentedAs({ body: PatchTemplateBodyByEngine }) },
       validatorCompiler: useCaseChecksBody,
       schema: {
+        operationId: 'updateTemplate',
         summary: 'Change a template (a new name must be unique too)',
         tags: ['templates'],
         security,
@@ -181,6 +192,7 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: AppDeps): voi
     {
       config: { scope: 'templates:delete' },
       schema: {
+        operationId: 'deleteTemplate',
         summary: 'Delete a template (scans made from it keep their templateId)',
         tags: ['templates'],
         security,

@@ -56,6 +56,7 @@ export function registerGetUsage(app: FastifyInstance, deps: AppDeps): void {
     {
       config: { scope: 'usage:read' },
       schema: {
+        operationId: 'getUsage',
         summary: 'Usage for the current UTC month: quota, scans, and the calling key’s rate limits',
         tags: ['usage'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],

@@ -75,6 +75,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:create' },
       schema: {
+        operationId: 'createWebhook',
         summary: 'Register a webhook (the secret is shown only in this answer)',
         description:
           'At most TENANT_MAX_WEBHOOKS webhooks per tenant, active or disabled (delete one to make room): 409 TENANT_LIMIT_REACHED.',
@@ -98,6 +99,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:read' },
       schema: {
+        operationId: 'listWebhooks',
         summary: "The tenant's webhooks, newest first",
         tags: ['webhooks'],
         security,
@@ -123,6 +125,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:read' },
       schema: {
+        operationId: 'getWebhook',
         summary: 'One webhook with its health',
         tags: ['webhooks'],
         security,
@@ -141,6 +144,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:update' },
       schema: {
+        operationId: 'updateWebhook',
         summary:
           'Change name, url, events or isActive (true re-enables and resets the failure count)',
         tags: ['webhooks'],
@@ -164,6 +168,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:delete' },
       schema: {
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook (its pending deliveries are dropped)',
         tags: ['webhooks'],
         security,
@@ -190,6 +195,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:create' },
       schema: {
+        operationId: 'testWebhook',
         summary: 'Send a webhook.test event now (logged, never retried, never counted)',
         description:
           'Answers once the receiver has answered or WEBHOOK_TIMEOUT_MS has passed. At most ' +
@@ -240,6 +246,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     {
       config: { scope: 'webhooks:read' },
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'Delivery log: one record per attempt, newest first',
         tags: ['webhooks'],
         security,
