@@ -13,6 +13,10 @@ import type { Migration } from './index.js';
  *   scan's correlated finding, each source's, so a later scan of one of those engines alone finds
  *   the same issue. Its primary key is what the upsert resolves against.
  * - `issue_events`: the history of each issue's status and triage moves.
+ * - `issues` is filled to half a page (fillfactor 50): each scan updates every issue it sees
+ *   again (last seen, occurrences), and the room lets those updates stay on their page without
+ *   new index entries (HOT); measured in bench/issues.ts, the update of 9,000 issues took about a
+ *   third of the time it took on full pages.
  * - `issues_open_by_engine`: the issues a completed scan may move to fixed, found without
  *   reading the target's fixed ones; `issues_triage_expiry` the accepted risks that can expire.
  */
@@ -55,7 +59,7 @@ export const migration0013: Migration = {
       triaged_by text,
       triaged_at timestamptz,
       triage_expires_at timestamptz
-    )`,
+    ) with (fillfactor = 50)`,
     `create unique index issues_by_fingerprint on issues (tenant_id, target, fingerprint)`,
     `create index issues_open_by_engine on issues (tenant_id, target, engine)
       where status <> 'fixed'`,
