@@ -28,6 +28,9 @@
  *
  * Then (issue 20b): the SARIF (and CSV) export of a scan with 100,000 findings: time and the API
  * process's peak RSS, target < 200 MB (bench/sarif-export.ts).
+ *
+ * Then (issue 23): updating issues when a scan of 10,000 findings ends, against 100,000 issues of
+ * its tenant, target < 1 s (bench/issues.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -44,6 +47,7 @@ import {
 } from './correlation-instructions.js';
 import { benchFairClaims, describeFairClaims } from './fair-claims.js';
 import { benchFairDeliveries, describeFairDeliveries } from './fair-deliveries.js';
+import { benchIssues, reportIssues } from './issues.js';
 import { benchNmapParse } from './nmap-parse.js';
 import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
@@ -251,6 +255,8 @@ async function main() {
     console.log('\nSARIF and CSV export of a scan with 100,000 findings…');
     const sarifExport = await benchSarifExport();
     reportSarifExport(sarifExport);
+    const issues = await benchIssues();
+    reportIssues(issues);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -267,6 +273,7 @@ async function main() {
           instructions,
           sandboxStart,
           sarifExport,
+          issues,
         },
         null,
         2,

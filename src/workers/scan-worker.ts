@@ -30,6 +30,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { expireTriages } from '../adapters/db/issues.repository.js';
 import { CANCEL_CHANNEL, QUEUE_CHANNEL } from '../adapters/db/scan-rows.js';
 import {
   pruneWorkers,
@@ -291,6 +292,10 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       const collected = await options.parents.collectPending();
       if (collected > 0) {
         log.warn({ collected }, 'collected parent scans nobody had collected');
+      }
+      const expired = await expireTriages(db);
+      if (expired > 0) {
+        log.info({ expired }, 'accepted risks expired');
       }
       await pruneWorkers(db, 10 * 60_000);
       outage.succeeded();

@@ -15,6 +15,9 @@ export interface Database {
   scan_templates: ScanTemplatesTable;
   tenant_monthly_scans: TenantMonthlyScansTable;
   sentinel_runs: SentinelRunsTable;
+  issues: IssuesTable;
+  issue_keys: IssueKeysTable;
+  issue_events: IssueEventsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -249,3 +252,64 @@ export interface SentinelRunsTable {
 }
 
 export type SentinelRunRow = Selectable<SentinelRunsTable>;
+
+/** Issues: a finding's life across rescans (migration 0013). */
+export interface IssuesTable {
+  id: string;
+  tenant_id: string;
+  target: string;
+  fingerprint: string;
+  engine: string;
+  rule_id: string;
+  title: string;
+  severity: string;
+  severity_rank: number;
+  tool_severity: string | null;
+  category: string;
+  host: string | null;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  cve: string[];
+  cwe: string[];
+  description: string | null;
+  remediation: string | null;
+  refs: string[];
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  first_scan_id: string;
+  last_scan_id: string;
+  last_finding_id: string | null;
+  occurrences: number;
+  status: 'open' | 'fixed' | 'reopened';
+  status_changed_at: Timestamp;
+  triage: 'none' | 'false_positive' | 'accepted_risk' | 'out_of_scope';
+  triage_reason: string | null;
+  triaged_by: string | null;
+  triaged_at: NullableTimestamp;
+  triage_expires_at: NullableTimestamp;
+}
+
+export type IssueRow = Selectable<IssuesTable>;
+
+export interface IssueKeysTable {
+  tenant_id: string;
+  target: string;
+  fingerprint: string;
+  issue_id: string;
+}
+
+export interface IssueEventsTable {
+  id: Generated<string>;
+  issue_id: string;
+  tenant_id: string;
+  at: Timestamp;
+  kind: 'status' | 'triage';
+  from_state: string | null;
+  to_state: string;
+  scan_id: string | null;
+  actor: string | null;
+  reason: string | null;
+}
+
+export type IssueEventRow = Selectable<IssueEventsTable>;

@@ -6,6 +6,7 @@
  * another worker is left alone.
  */
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
+import { enginesThatLooked } from '../../domain/issues/issue.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import {
   decideFinish,
@@ -14,6 +15,7 @@ import {
 } from '../../domain/scans/status-machine.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import { insertFindings } from '../db/findings.repository.js';
+import { fixMissedIssuesCtes, updateIssuesForScan } from '../db/issues.repository.js';
 import { createKeyedBatcher, type KeyedBatcher } from '../db/keyed-batcher.js';
 import { type Db, type ScanColumnsRow, toScanRecord } from '../db/scan-rows.js';
 import { type ClaimRequest, claimCtes, claimLockCtes } from './claim-scans.js';
@@ -70,13 +72,12 @@ export async function finishScan(
       claimed: done.claimed,
     };
   }
-  // A run without findings needs no transaction when its scan is still running under this
-  // worker's lease: the move alone, guarded by the lease. Otherwise (findings to store, a cancel,
-  // a lost lease) the row is locked and the status machine decides.
-  if (results.findings.length === 0 && ending.kind !== 'cancelled') {
-    const decision: HeldMove =
-      ending.kind === 'completed' ? { kind: 'complete' } : { kind: 'fail', error: ending.error };
-    if (await move(database.db, workerId, scanId, decision, results)) {
+  // A failed run without findings needs no transaction when its scan is still running under
+  // this worker's lease: the move alone, guarded by the lease (it changes no issue). Otherwise
+  // (findings to store, a completion that may fix issues, a cancel, a lost lease) the row is
+  // locked and the status machine decides.
+  if (results.findings.length === 0 && ending.kind === 'failed') {
+    if (await move(database.db, workerId, scanId, { kind: 'fail', error: ending.error }, results)) {
       return { outcome: 'finished', claimed: [] };
     }
   }
@@ -104,7 +105,8 @@ interface FastFinishDone {
  * scan it asks for; the n-th claimed scan goes to the n-th entry), each leased for `$5` ms, with
  * the scan.completed and scan.started events. The claim order (claim-scans.ts) is kept across the
  * batch: the n-th claimed scan is the n-th the claim chose. The slots of the scans completed here
- * count as free for their tenants' caps.
+ * count as free for their tenants' caps. The completed scans (sentinel children aside) move the
+ * issues of their target and engine to fixed: they found nothing (issues.repository.ts).
  */
 function completeAndClaimSql(request: ClaimRequest): string {
   // The tenants' rows are locked (claimLockCtes) before the scans this statement completes:
@@ -128,6 +130,11 @@ function completeAndClaimSql(request: ClaimRequest): string {
     where: ['scans.id = done.id', 'scans.lease_owner = done.owner'],
     returns: 'event',
   })},
+  moved_issue_scans as (
+    select id as scan_id, tenant_id, target, scan_type as engine from moved
+    where parent_scan_id is null
+  ),
+  ${fixMissedIssuesCtes('moved_issue_scans')},
   ${claimCtes(request, '$4', '$5', { ownerPerScan: true, freed: 'moved' })}
   select m.moved_ids, claimed.* from (select array_agg(id)::text[] as moved_ids from moved) m
   left join claimed on true`;
@@ -274,7 +281,7 @@ async function finishLocked(
   return database.db.transaction().execute(async (trx) => {
     const current = await trx
       .selectFrom('scans')
-      .select(['status', 'lease_owner', 'tenant_id', 'scan_type'])
+      .select(['status', 'lease_owner', 'tenant_id', 'scan_type', 'target', 'parent_scan_id'])
       .where('id', '=', scanId)
       .forUpdate()
       .executeTakeFirst();
@@ -289,6 +296,16 @@ async function finishLocked(
     }
     const scan = { id: scanId, tenantId: current.tenant_id, scanType: current.scan_type };
     await insertFindings(trx, scan, results.findings);
+    // A sentinel child's findings reach issues through its parent's correlated findings.
+    if (current.parent_scan_id === null) {
+      await updateIssuesForScan(trx, {
+        scanId,
+        tenantId: current.tenant_id,
+        target: current.target,
+        end: decision.kind === 'complete' ? 'completed' : 'partial',
+        engines: enginesThatLooked(current.scan_type, null),
+      });
+    }
     if (decision.kind === 'keep-ended') {
       // Not a status write: the counts of the partial results, and the lease let go.
       await trx.updateTable('scans').set(countsOf(results)).where('id', '=', scanId).execute();

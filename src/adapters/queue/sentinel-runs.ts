@@ -4,6 +4,7 @@
  * one writer (scan-moves.ts).
  */
 import { CompiledQuery, sql } from 'kysely';
+import { enginesThatLooked } from '../../domain/issues/issue.js';
 import {
   ACTIVE_STATUSES,
   MOVES,
@@ -16,6 +17,7 @@ import type {
 } from '../../use-cases/scans/sentinel-lifecycle.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import { FINDING_COLUMNS, insertFindings, toFinding } from '../db/findings.repository.js';
+import { updateIssuesForScan } from '../db/issues.repository.js';
 import { CANCEL_CHANNEL, type Db } from '../db/scan-rows.js';
 import { moveCtes, moveScan, NOW, statusList } from './scan-moves.js';
 
@@ -109,7 +111,7 @@ function collection(
     async store({ findings, aggregate, end }) {
       const parent = await trx
         .selectFrom('scans')
-        .select(['tenant_id', 'scan_type'])
+        .select(['tenant_id', 'scan_type', 'target'])
         .where('id', '=', parentId)
         .executeTakeFirstOrThrow();
       await insertFindings(
@@ -117,6 +119,26 @@ function collection(
         { id: parentId, tenantId: parent.tenant_id, scanType: parent.scan_type },
         findings,
       );
+      // The parent's correlated findings feed issues (its children's do not): what a completed
+      // child's engine did not see moves to fixed when the parent completes.
+      const children = await trx
+        .selectFrom('scans')
+        .select(['scan_type', 'status'])
+        .where('parent_scan_id', '=', parentId)
+        .execute();
+      await updateIssuesForScan(trx, {
+        scanId: parentId,
+        tenantId: parent.tenant_id,
+        target: parent.target,
+        end: end.kind === 'complete' ? 'completed' : 'partial',
+        engines: enginesThatLooked(
+          parent.scan_type,
+          children.map((child) => ({
+            engine: child.scan_type,
+            completed: child.status === 'completed',
+          })),
+        ),
+      });
       const counts = {
         result_count: aggregate.findings.length,
         findings_summary: JSON.stringify(aggregate.summary),

@@ -9,6 +9,7 @@ import { migration0008 } from './0008-fair-claims.js';
 import { migration0009 } from './0009-fair-deliveries.js';
 import { migration0011 } from './0011-findings-sarif-order.js';
 import { migration0012 } from './0012-redeliveries.js';
+import { migration0013 } from './0013-issues.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009,
   migration0011,
   migration0012,
+  migration0013,
 ];

@@ -1,0 +1,231 @@
+/**
+ * Issues (issue 23): updated from a scan's findings in the transaction that stores its end, so no
+ * finding is stored without its issue. The rules are domain/issues/issue.ts's, applied set-based:
+ * a few statements per scan whatever its number of findings (bench/issues.ts).
+ *
+ * Keys. An issue is found through `issue_keys`: its own fingerprint and, for a finding of a
+ * sentinel scan, each source's fingerprint (`findings.sources[].finding.fingerprint`). A finding
+ * resolves to the issue of its own fingerprint, else of its first source (in the correlation's
+ * order, the primary first) that has one; a finding that resolves to none creates an issue keyed
+ * by its own fingerprint (for a sentinel finding, its primary source's), and every fingerprint it
+ * carries then leads to that issue. So a port nmap and nuclei both report is one issue, and a later
+ * scan of nmap alone on the same target finds it through nmap's fingerprint. A fingerprint that
+ * already leads to an issue keeps leading there (issue_keys never moves a key).
+ *
+ * Concurrency. New issues are inserted with `on conflict do nothing` on (tenant, target,
+ * fingerprint) and keys likewise, so two scans of one target ending at once make one issue per
+ * fingerprint; the rows an update moves are locked in id order first, so two such ends never
+ * deadlock over them.
+ */
+import { sql } from 'kysely';
+import type { ScanEndForIssues } from '../../domain/issues/issue.js';
+import { EXPIRY_ACTOR } from '../../domain/issues/triage.js';
+import type { Db } from './scan-rows.js';
+
+/** A scan's end as issues see it. */
+export interface ScanForIssues {
+  readonly scanId: string;
+  readonly tenantId: string;
+  /** The scan's target as stored (a sentinel scan's own target, not its children's). */
+  readonly target: string;
+  readonly end: ScanEndForIssues;
+  /** The engines that looked (enginesThatLooked): their issues not seen move to fixed. */
+  readonly engines: readonly string[];
+}
+
+/** The finding columns an issue carries (a finding's shape without raw output and evidence). */
+const FIELDS = [
+  'engine',
+  'rule_id',
+  'title',
+  'severity',
+  'severity_rank',
+  'tool_severity',
+  'category',
+  'host',
+  'port',
+  'protocol',
+  'url',
+  'cve',
+  'cwe',
+  'description',
+  'remediation',
+  'refs',
+] as const;
+
+/**
+ * The CTEs that move to fixed the issues a completed scan's engines could have found but it did
+ * not see, with their history rows. `source` names a relation of (scan_id, tenant_id, target,
+ * engine) rows, one per engine that looked; the CTEs are named `issues_gone`, `issues_fixed` and
+ * `issues_fixed_events`. Used by the locked finish below and by the batched fast finish
+ * (finish-scan.ts), so a completed scan without findings fixes its issues in the same statement.
+ */
+export function fixMissedIssuesCtes(source: string): string {
+  return `issues_gone as (
+    select i.id, i.status, i.tenant_id, l.scan_id
+    from ${source} l
+    join issues i on i.tenant_id = l.tenant_id and i.target = l.target and i.engine = l.engine
+    where i.status <> 'fixed' and i.last_scan_id <> l.scan_id
+    order by i.id
+    for update of i
+  ),
+  issues_fixed as (
+    update issues set status_changed_at = now(), status = 'fixed'
+    from issues_gone g where issues.id = g.id
+    returning issues.id, issues.tenant_id, g.status as from_status, g.scan_id
+  ),
+  issues_fixed_events as (
+    insert into issue_events (issue_id, tenant_id, kind, from_state, to_state, scan_id)
+    select id, tenant_id, 'status', from_status, 'fixed', scan_id from issues_fixed
+  )`;
+}
+
+/**
+ * The upsert of a scan's issues, one statement: each fingerprint of each finding looked up once
+ * in issue_keys (`fps`); a finding resolves to the issue of its first fingerprint that has one
+ * (`resolved`); the others make new open issues (`created`, in fingerprint order, conflicts left
+ * over); every fingerprint without a key gets one to its finding's issue (`keyed`); each issue
+ * this scan has not updated yet takes its most severe finding's fields, fixed → reopened
+ * (`locked` in id order, then `seen`); status moves go to the history. Returns how many new
+ * findings were left over by a conflict.
+ */
+function upsertStatement(scan: ScanForIssues) {
+  const { scanId, tenantId, target } = scan;
+  const fields = sql.raw(FIELDS.join(', '));
+  const fromFinding = sql.raw(FIELDS.map((field) => `f.${field}`).join(', '));
+  return sql`
+    with fps as (
+      select f.id as finding_id, f.severity_rank, f.seq, x.fp, x.ord, k.issue_id
+      from findings f
+      cross join lateral (
+        select f.fingerprint as fp, 0::bigint as ord
+        union all
+        select s.value -> 'finding' ->> 'fingerprint', s.ordinality
+        from jsonb_array_elements(coalesce(f.sources, '[]'::jsonb)) with ordinality s
+      ) x
+      left join issue_keys k
+        on k.tenant_id = ${tenantId} and k.target = ${target} and k.fingerprint = x.fp
+      where f.scan_id = ${scanId} and x.fp is not null
+    ),
+    resolved as (
+      select distinct on (finding_id) finding_id, severity_rank, seq, issue_id from fps
+      where issue_id is not null
+      order by finding_id, ord
+    ),
+    fresh as (
+      select distinct on (f.fingerprint) f.* from findings f
+      where f.scan_id = ${scanId}
+        and not exists (select 1 from resolved r where r.finding_id = f.id)
+      order by f.fingerprint, f.severity_rank, f.seq
+    ),
+    created as (
+      insert into issues (id, tenant_id, target, fingerprint, ${fields}, first_seen_at,
+        last_seen_at, first_scan_id, last_scan_id, last_finding_id, occurrences, status,
+        status_changed_at)
+      select gen_random_uuid(), ${tenantId}, ${target}, f.fingerprint, ${fromFinding}, now(),
+        now(), ${scanId}, ${scanId}, f.id, 1, 'open', now()
+      from fresh f order by f.fingerprint
+      on conflict (tenant_id, target, fingerprint) do nothing
+      returning id, last_finding_id
+    ),
+    owner as (
+      select finding_id, issue_id from resolved
+      union all
+      select last_finding_id, id from created
+    ),
+    keyed as (
+      insert into issue_keys (tenant_id, target, fingerprint, issue_id)
+      select distinct on (fps.fp) ${tenantId}::uuid, ${target}::text, fps.fp, o.issue_id
+      from fps join owner o on o.finding_id = fps.finding_id
+      where fps.issue_id is null
+      order by fps.fp, fps.severity_rank, fps.seq
+      on conflict do nothing
+    ),
+    picked as (
+      select distinct on (issue_id) issue_id, finding_id from resolved
+      order by issue_id, severity_rank, seq
+    ),
+    locked as (
+      select i.id, i.status from issues i join picked p on p.issue_id = i.id
+      where i.last_scan_id <> ${scanId}
+      order by i.id
+      for update of i
+    ),
+    seen as (
+      update issues i set (${fields}) = (${fromFinding}),
+        last_seen_at = now(), last_scan_id = ${scanId}, last_finding_id = f.id,
+        occurrences = i.occurrences + 1,
+        status = case when l.status = 'fixed' then 'reopened' else l.status end,
+        status_changed_at = case when l.status = 'fixed' then now() else i.status_changed_at end
+      from locked l
+      join picked p on p.issue_id = l.id
+      join findings f on f.id = p.finding_id
+      where i.id = l.id
+      returning i.id, l.status as from_status, i.status as to_status
+    ),
+    recorded as (
+      insert into issue_events (issue_id, tenant_id, kind, from_state, to_state, scan_id)
+      select id, ${tenantId}::uuid, 'status', null, 'open', ${scanId}::uuid from created
+      union all
+      select id, ${tenantId}::uuid, 'status', from_status, to_status, ${scanId}::uuid from seen
+      where from_status <> to_status
+    )
+    select (select count(*) from fresh)::int - (select count(*) from created)::int as left_over`;
+}
+
+/**
+ * Updates the issues of a scan's target from its stored findings (call after insertFindings, in
+ * the same transaction, with the scan's row locked): expired accepted risks of the tenant return
+ * to none first (so what the scan shows is in effect), new fingerprints make open issues, known
+ * ones update theirs (fixed → reopened, occurrences + 1, latest fields), and a completed scan
+ * moves what its engines did not see to fixed. Idempotent for one scan: an issue already updated
+ * by this scan is not counted again.
+ */
+export async function updateIssuesForScan(trx: Db, scan: ScanForIssues): Promise<void> {
+  const { scanId, tenantId, target } = scan;
+  await expireTriages(trx, tenantId);
+  // One statement resolves, creates and updates; a finding whose new issue another scan's end
+  // inserted first (a conflict) is left over, and the statement runs again to find it through
+  // that issue's key (it then counts this scan, so the fixed step below leaves it).
+  for (let pass = 0; ; pass++) {
+    const { rows } = await sql<{ left_over: number }>`${upsertStatement(scan)}`.execute(trx);
+    if ((rows[0]?.left_over ?? 0) === 0) {
+      break;
+    }
+    if (pass === 2) {
+      throw new Error(`issues of scan ${scanId}: new fingerprints kept conflicting`);
+    }
+  }
+  if (scan.end === 'completed' && scan.engines.length > 0) {
+    await sql`
+      with looked as (
+        select ${scanId}::uuid as scan_id, ${tenantId}::uuid as tenant_id, ${target}::text as target,
+          unnest(${sql.val([...scan.engines])}::text[]) as engine
+      ),
+      ${sql.raw(fixMissedIssuesCtes('looked'))}
+      select count(*)::int as fixed from issues_fixed`.execute(trx);
+  }
+}
+
+/**
+ * Returns the accepted risks whose expiry has passed to none, with a history row each (who:
+ * EXPIRY_ACTOR): those of one tenant when a scan of it ends, all of them from housekeeping.
+ * Returns how many expired.
+ */
+export async function expireTriages(db: Db, tenantId: string | null = null): Promise<number> {
+  const { rows } = await sql<{ expired: number }>`
+    with expired as (
+      update issues set triage = 'none', triage_reason = null, triaged_by = ${EXPIRY_ACTOR},
+        triaged_at = triage_expires_at, triage_expires_at = null
+      where triage = 'accepted_risk' and triage_expires_at <= now()
+        and (${tenantId}::uuid is null or tenant_id = ${tenantId}::uuid)
+      returning id, tenant_id
+    ),
+    recorded as (
+      insert into issue_events (issue_id, tenant_id, kind, from_state, to_state, actor, reason)
+      select id, tenant_id, 'triage', 'accepted_risk', 'none', ${EXPIRY_ACTOR}, 'expired'
+      from expired
+    )
+    select count(*)::int as expired from expired`.execute(db);
+  return rows[0]?.expired ?? 0;
+}
