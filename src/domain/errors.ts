@@ -28,6 +28,8 @@ export const ERROR_CATALOG = {
   DUPLICATE_TEMPLATE_NAME: { status: 400, message: 'Template name already in use: <value>' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'Invalid webhook URL: <reason>' },
   WEBHOOK_URL_UNREACHABLE: { status: 400, message: 'Webhook URL could not be reached: <reason>' },
+  // Rampart extensions (README, "Error codes Rampart adds"): a scan's assetId (issue 24).
+  INVALID_ASSET_ID: { status: 400, message: 'Invalid assetId: <reason>' },
   INVALID_WEBHOOK_EVENT: {
     status: 400,
     message:
@@ -64,6 +66,7 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   TENANT_NOT_FOUND: { status: 404, message: 'Tenant not found' },
+  ASSET_NOT_FOUND: { status: 404, message: 'Asset not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },
@@ -74,6 +77,10 @@ export const ERROR_CATALOG = {
     message: 'Webhook is disabled after consecutive failures; re-enable it with PATCH',
   },
   API_KEY_NOT_ACTIVE: { status: 409, message: 'API key is not active: <reason>' },
+  VERIFICATION_NOT_AVAILABLE: {
+    status: 409,
+    message: 'This asset cannot be verified that way: <reason>',
+  },
   // A Rampart extension (README, "Error codes Rampart adds"): a per-tenant cap on stored resources.
   TENANT_LIMIT_REACHED: {
     status: 409,

@@ -10,6 +10,7 @@ import { createTokenVerifier } from '../adapters/auth-tokens/jwt.js';
 import { loadOrCreateJwtSecret } from '../adapters/auth-tokens/jwt-secret-file.js';
 import { describeDataDirFailure } from '../adapters/data-dir/data-dir-failure.js';
 import { createApiKeyStore } from '../adapters/db/api-keys.repository.js';
+import { createAssetStore } from '../adapters/db/assets.repository.js';
 import {
   connectPglite,
   connectPostgres,
@@ -259,6 +260,7 @@ export async function composeApp(
     resolver,
     webhooks: createWebhookStore(database.db),
     templates: createTemplateStore(database.db),
+    assets: createAssetStore(database.db),
     secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {

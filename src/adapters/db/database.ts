@@ -15,6 +15,7 @@ export interface Database {
   scan_templates: ScanTemplatesTable;
   tenant_monthly_scans: TenantMonthlyScansTable;
   sentinel_runs: SentinelRunsTable;
+  assets: AssetsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -245,3 +246,23 @@ export interface SentinelRunsTable {
 }
 
 export type SentinelRunRow = Selectable<SentinelRunsTable>;
+
+export interface AssetsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  kind: string;
+  value: string;
+  tags: string[];
+  verification_token: string;
+  verification_status: Generated<string>;
+  verification_method: string | null;
+  verified_at: Timestamp | null;
+  last_checked_at: Timestamp | null;
+  last_check_error: string | null;
+  proof_missing_since: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type AssetRow = Selectable<AssetsTable>;

@@ -34,6 +34,11 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       { name: 'api-keys', description: 'Key management (JWT)' },
       { name: 'admin', description: 'Platform administration (JWT with role admin)' },
       { name: 'engines', description: 'Scan engines' },
+      {
+        name: 'assets',
+        description:
+          'Registered targets with proof of ownership (a Rampart extension; scopes assets:read and assets:write)',
+      },
       { name: 'system', description: 'Health and readiness' },
     ],
   },

@@ -14,6 +14,8 @@ import {
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
+import { coveringAsset } from '../assets/covering-asset.js';
+import type { AssetStore } from '../ports/assets.js';
 import type { Clock, IdSource } from '../ports/common.js';
 import type {
   NewScan,
@@ -61,6 +63,8 @@ export interface CreateScanDeps {
   readonly randomBytes: RandomBytes;
   readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly templates: TemplateStore;
+  /** The tenant's assets: the one `assetId` names must cover the target; else the narrowest is linked. */
+  readonly assets: AssetStore;
   /** Seals the credentials of the options before the scan is stored. */
   readonly secrets: SecretBox;
   /** Decides the quota month of a new scan. */
@@ -155,6 +159,8 @@ export async function createScan(
     throw new ApiError('TEMPLATE_NOT_FOUND');
   }
   const request = check.request;
+  // After every other field code (INVALID_ASSET_ID is the last of step 6).
+  const asset = await coveringAsset(deps.assets, caller.tenantId, request.assetId, request.target);
   // Credentials are stored sealed; `********` keeps the template's at the same place.
   const options = storedOrRefused(
     optionsToStore(deps.secrets, caller.tenantId, request.options, template?.options ?? {}),
@@ -201,7 +207,7 @@ export async function createScan(
     options,
     config,
     timeoutSeconds: request.timeoutSeconds,
-    assetId: request.assetId,
+    assetId: asset?.id ?? null,
     callbackUrl: request.callbackUrl,
     callbackSecret,
     templateId: template?.id ?? null,
