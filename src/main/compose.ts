@@ -39,6 +39,7 @@ import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-sto
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
 import { createSecretBox } from '../adapters/secrets/secret-box.js';
 import { loadOrCreateSecretsKey } from '../adapters/secrets/secrets-key-file.js';
+import { createProofReader } from '../adapters/verification/proof-reader.js';
 import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
@@ -235,6 +236,12 @@ export async function composeApp(
     ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
   });
   const webhookSender = options.webhookSender ?? webhookClient;
+  const proofs = createProofReader({
+    dnsServers: config.verification.dnsServers,
+    timeoutMs: config.verification.timeoutMs,
+    allowPrivate: config.allowPrivateWebhooks,
+    ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
+  });
   const dispatcher = startWebhookDispatcher({
     database,
     sender: webhookSender,
@@ -261,6 +268,7 @@ export async function composeApp(
     webhooks: createWebhookStore(database.db),
     templates: createTemplateStore(database.db),
     assets: createAssetStore(database.db),
+    proofs,
     secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {
@@ -303,6 +311,7 @@ export async function composeApp(
       await egress?.release();
       await dispatcher.stop();
       await webhookClient.close();
+      await proofs.close();
       await lastUsed.close();
       if (!options.rateLimits) {
         await rateLimits.close();

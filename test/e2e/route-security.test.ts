@@ -151,6 +151,11 @@ const ROUTES: Record<string, RouteAccess> = {
     body: { name: 'renamed' },
   },
   'DELETE /api/v1/assets/:assetId': { auth: 'api-key', scope: 'assets:write', resource: 'asset' },
+  'POST /api/v1/assets/:assetId/verify': {
+    auth: 'api-key',
+    scope: 'assets:write',
+    resource: 'asset',
+  },
 
   'POST /api/v1/api-keys': { auth: 'jwt', admitted: MISSING_FIELD, body: {} },
   'GET /api/v1/api-keys': { auth: 'jwt', admitted: OK },

@@ -9,7 +9,9 @@ import {
   getAsset,
   listAssets,
   patchAsset,
+  toAssetView,
 } from '../../../../use-cases/assets/manage-assets.js';
+import { verifyAsset } from '../../../../use-cases/assets/verify-asset.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
@@ -219,5 +221,42 @@ export function registerAssetRoutes(app: FastifyInstance, deps: AppDeps): void {
       success: true,
       data: await deleteAsset(deps.assets, tenantCaller(request).tenantId, request.params.assetId),
     }),
+  );
+
+  app.post<WithId & { Body: { method?: 'dns' | 'http' | null } }>(
+    '/api/v1/assets/:assetId/verify',
+    {
+      config: { scope: 'assets:write' },
+      schema: {
+        operationId: 'verifyAsset',
+        summary: "Check the asset's proof of ownership now",
+        description:
+          'Looks for the TXT record rampart-verification=<token> at each name of verification.dns, then for the token in the file at verification.http.url (HTTPS, redirects not followed, the same address rules as webhooks: ALLOW_PRIVATE_WEBHOOKS). `method` limits the check to one of them. Answers 200 with the asset either way: verification.status and lastError tell the outcome. A verified asset whose proof is missing stays verified for VERIFICATION_GRACE_HOURS.',
+        tags: ['assets'],
+        security,
+        params: AssetIdParams,
+        body: Type.Object({
+          method: Type.Optional(Type.Union([Type.String({ enum: ['dns', 'http'] }), Type.Null()])),
+        }),
+        response: {
+          200: ok(ONE),
+          ...errors(...BODY_CODES, 'ASSET_NOT_FOUND', 'VERIFICATION_NOT_AVAILABLE'),
+        },
+      },
+    },
+    async (request) => {
+      const asset = await verifyAsset(
+        {
+          assets: deps.assets,
+          proofs: deps.proofs,
+          clock: deps.clock,
+          graceMs: deps.config.verification.graceHours * 3_600_000,
+        },
+        tenantCaller(request).tenantId,
+        request.params.assetId,
+        request.body?.method ?? null,
+      );
+      return { success: true, data: { asset: toAssetView(asset) } };
+    },
   );
 }
