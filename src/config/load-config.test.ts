@@ -273,7 +273,12 @@ describe('verification settings', () => {
       dnsServers: [],
       timeoutMs: 10_000,
       graceHours: 72,
+      requireVerifiedTargets: 'off',
     });
+    expect(
+      loadConfig({ REQUIRE_VERIFIED_TARGETS: 'intrusive' }).verification.requireVerifiedTargets,
+    ).toBe('intrusive');
+    expect(() => loadConfig({ REQUIRE_VERIFIED_TARGETS: 'yes' })).toThrow(ConfigError);
   });
 
   it('read DNS servers with optional ports', () => {

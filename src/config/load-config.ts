@@ -4,6 +4,10 @@
  */
 import ipaddr from 'ipaddr.js';
 import {
+  REQUIRE_VERIFIED_TARGETS_VALUES,
+  type RequireVerifiedTargets,
+} from '../domain/assets/verification-policy.js';
+import {
   allowedRangeError,
   asCidr,
   type PrivateTargetPolicy,
@@ -65,8 +69,6 @@ export interface Config {
   readonly logLevel: string;
 }
 
-export type RequireVerifiedTargets = 'off' | 'intrusive' | 'all';
-
 export interface VerificationConfig {
   /** VERIFICATION_DNS_SERVERS: `address[:port]` entries for TXT lookups; empty: the system's. */
   readonly dnsServers: readonly string[];
@@ -74,6 +76,8 @@ export interface VerificationConfig {
   readonly timeoutMs: number;
   /** VERIFICATION_GRACE_HOURS: how long a verified asset may miss its proof. */
   readonly graceHours: number;
+  /** REQUIRE_VERIFIED_TARGETS: which scans need a verified asset covering their target. */
+  readonly requireVerifiedTargets: RequireVerifiedTargets;
 }
 
 /** What one tenant may hold and how often its dashboard tokens may call (README, Configuration). */
@@ -258,6 +262,18 @@ function retryDelays(env: Env): number[] {
   return parts.map(Number);
 }
 
+function requireVerifiedTargets(env: Env): RequireVerifiedTargets {
+  const raw = read(env, 'REQUIRE_VERIFIED_TARGETS') ?? 'off';
+  const value = REQUIRE_VERIFIED_TARGETS_VALUES.find((candidate) => candidate === raw);
+  if (value === undefined) {
+    throw new ConfigError(
+      'REQUIRE_VERIFIED_TARGETS',
+      `must be off, intrusive or all, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
 /** VERIFICATION_DNS_SERVERS: `1.2.3.4`, `1.2.3.4:5353`, `[::1]:53`, comma-separated. */
 function dnsServers(env: Env): string[] {
   const raw = read(env, 'VERIFICATION_DNS_SERVERS');
@@ -399,6 +415,7 @@ export function loadConfig(env: Env): Config {
       dnsServers: Object.freeze(dnsServers(env)),
       timeoutMs: integer(env, 'VERIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
       graceHours: integer(env, 'VERIFICATION_GRACE_HOURS', 72, 0, 8760),
+      requireVerifiedTargets: requireVerifiedTargets(env),
     }),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
     webhookTenantMaxInFlight: integer(env, 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 4, 1, 1000),

@@ -59,6 +59,8 @@ export const ERROR_CATALOG = {
   TENANT_SUSPENDED: { status: 403, message: 'Tenant account is suspended' },
   TARGET_NOT_ALLOWED: { status: 403, message: 'Target not allowed: <reason>' },
   ADMIN_REQUIRED: { status: 403, message: 'This operation requires an administrator token' },
+  // A Rampart extension (README, "Error codes Rampart adds"): REQUIRE_VERIFIED_TARGETS.
+  TARGET_NOT_VERIFIED: { status: 403, message: 'Target not verified: <reason>' },
   // 404
   NOT_FOUND: { status: 404, message: 'Route not found: <method> <path>' },
   SCAN_NOT_FOUND: { status: 404, message: 'Scan not found' },

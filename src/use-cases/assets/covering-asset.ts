@@ -15,17 +15,29 @@ function parsed(asset: AssetRecord) {
   return value.ok ? { asset, value: value.value } : null;
 }
 
+/**
+ * `preferVerified` (REQUIRE_VERIFIED_TARGETS applies to the scan): without `assetId`, the narrowest
+ * verified covering asset is linked when there is one, so that a verified parent domain counts
+ * even when a narrower unverified asset covers the target too.
+ */
 export async function coveringAsset(
   assets: AssetStore,
   tenantId: string,
   assetId: string | null,
   target: ScanTarget,
+  preferVerified = false,
 ): Promise<AssetRecord | null> {
   if (assetId === null) {
     const candidates = (await assets.forTenant(tenantId))
       .map(parsed)
       .filter((candidate) => candidate !== null);
-    return narrowestCovering(candidates, target)?.asset ?? null;
+    const verified = preferVerified
+      ? narrowestCovering(
+          candidates.filter((candidate) => candidate.asset.verificationStatus === 'verified'),
+          target,
+        )
+      : null;
+    return (verified ?? narrowestCovering(candidates, target))?.asset ?? null;
   }
   const asset = UUID.test(assetId) ? await assets.get(tenantId, assetId.toLowerCase()) : null;
   if (asset === null) {
