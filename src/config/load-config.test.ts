@@ -273,6 +273,7 @@ describe('verification settings', () => {
       dnsServers: [],
       timeoutMs: 10_000,
       graceHours: 72,
+      intervalHours: 24,
       requireVerifiedTargets: 'off',
     });
     expect(

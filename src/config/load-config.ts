@@ -76,6 +76,8 @@ export interface VerificationConfig {
   readonly timeoutMs: number;
   /** VERIFICATION_GRACE_HOURS: how long a verified asset may miss its proof. */
   readonly graceHours: number;
+  /** VERIFICATION_INTERVAL_HOURS: how often verified assets are checked again; 0: never. */
+  readonly intervalHours: number;
   /** REQUIRE_VERIFIED_TARGETS: which scans need a verified asset covering their target. */
   readonly requireVerifiedTargets: RequireVerifiedTargets;
 }
@@ -415,6 +417,7 @@ export function loadConfig(env: Env): Config {
       dnsServers: Object.freeze(dnsServers(env)),
       timeoutMs: integer(env, 'VERIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
       graceHours: integer(env, 'VERIFICATION_GRACE_HOURS', 72, 0, 8760),
+      intervalHours: integer(env, 'VERIFICATION_INTERVAL_HOURS', 24, 0, 8760),
       requireVerifiedTargets: requireVerifiedTargets(env),
     }),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),

@@ -49,6 +49,7 @@ import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
+import { type AssetReverifier, startAssetReverifier } from '../workers/asset-reverifier.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
@@ -91,6 +92,8 @@ export interface ComposedApp {
   readonly logger: Logger;
   readonly workers: readonly ScanWorker[];
   readonly dispatcher: WebhookDispatcher;
+  /** Checks verified assets again every VERIFICATION_INTERVAL_HOURS (every process runs one). */
+  readonly reverifier: AssetReverifier;
   close(): Promise<void>;
 }
 
@@ -282,6 +285,16 @@ export async function composeApp(
     readiness: processReadiness(database, () => workers),
   };
   const app = await buildApp(deps, logger);
+  const reverifier = startAssetReverifier(
+    {
+      assets: deps.assets,
+      proofs,
+      clock: deps.clock,
+      graceMs: config.verification.graceHours * 3_600_000,
+      intervalMs: config.verification.intervalHours * 3_600_000,
+    },
+    { pollMs: 60_000, logger, enabled: config.verification.intervalHours > 0 },
+  );
   if (config.workers > 0) {
     await removeLeftoverScanWorkspaces(logger);
   }
@@ -305,8 +318,10 @@ export async function composeApp(
     logger,
     workers,
     dispatcher,
+    reverifier,
     async close() {
       await app.close();
+      await reverifier.stop();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await egress?.release();
       await dispatcher.stop();

@@ -171,6 +171,98 @@ describe('verification by HTTPS file', () => {
   });
 });
 
+describe('periodic re-verification', () => {
+  it('checks verified assets again each interval and unverifies one whose proof stays missing past the grace period', async () => {
+    const periodic = await asset({ name: 'periodic', kind: 'domain', value: 'periodic.example' });
+    dns.setTxt('periodic.example', [`rampart-verification=${periodic.verification.token}`]);
+    expect((await verify(periodic.id)).status).toBe('verified');
+    const read = async () =>
+      (await call('GET', `/api/v1/assets/${periodic.id}`)).body.data.asset.verification;
+
+    // Not due yet: nothing is checked.
+    dns.removeTxt('periodic.example');
+    now = new Date(now.getTime() + HOUR);
+    await app.composed.reverifier.runOnce();
+    expect(await read()).toMatchObject({ status: 'verified', lastError: null });
+
+    // Due (VERIFICATION_INTERVAL_HOURS, default 24): the proof is missing, the grace period starts.
+    now = new Date(now.getTime() + 24 * HOUR);
+    await app.composed.reverifier.runOnce();
+    const missing = await read();
+    expect(missing).toMatchObject({ status: 'verified', lastCheckedAt: now.toISOString() });
+    expect(missing.lastError).toContain('no TXT record at periodic.example');
+
+    // Past VERIFICATION_GRACE_HOURS (24) and due again: unverified.
+    now = new Date(now.getTime() + 25 * HOUR);
+    await app.composed.reverifier.runOnce();
+    expect(await read()).toMatchObject({ status: 'unverified', method: null });
+  });
+});
+
+describe('periodic re-verification by several processes', () => {
+  it('checks a due asset once per interval, whichever process claims it', async () => {
+    const shared = await asset({ name: 'shared', kind: 'domain', value: 'shared.example' });
+    dns.setTxt('shared.example', [`rampart-verification=${shared.verification.token}`]);
+    expect((await verify(shared.id)).status).toBe('verified');
+    const lookups = () => dns.queries.filter((q) => q === 'TXT shared.example').length;
+    const before = lookups();
+    now = new Date(now.getTime() + 25 * HOUR);
+    await Promise.all([
+      app.composed.reverifier.runOnce(),
+      guarded.composed.reverifier.runOnce(),
+      app.composed.reverifier.runOnce(),
+      guarded.composed.reverifier.runOnce(),
+    ]);
+    expect(lookups() - before).toBe(1);
+  });
+});
+
+describe('admin verification', () => {
+  it('verifies an IP or network asset by an administrator, which periodic checks leave alone', async () => {
+    const net = await asset({ name: 'office', kind: 'network', value: '192.0.2.0/24' });
+    const admin = await tokenFor(randomUUID(), { admin: true });
+    const notAdmin = await tokenFor(randomUUID());
+    const path = `/api/v1/admin/assets/${net.id}/verify`;
+    const refused = await app.request(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${notAdmin}` },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('ADMIN_REQUIRED');
+    const done = await app.request(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data.asset.verification).toMatchObject({
+      status: 'verified',
+      method: 'admin',
+      verifiedAt: now.toISOString(),
+    });
+    now = new Date(now.getTime() + 1000 * HOUR);
+    await app.composed.reverifier.runOnce();
+    const read = await call('GET', `/api/v1/assets/${net.id}`);
+    expect(read.body.data.asset.verification).toMatchObject({
+      status: 'verified',
+      method: 'admin',
+    });
+    const undone = await app.request(`/api/v1/admin/assets/${net.id}/unverify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(undone.body.data.asset.verification).toMatchObject({
+      status: 'unverified',
+      method: null,
+    });
+    const unknown = await app.request(`/api/v1/admin/assets/${randomUUID()}/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('ASSET_NOT_FOUND');
+  });
+});
+
 describe('verify', () => {
   it('answers 409 VERIFICATION_NOT_AVAILABLE where no proof of that kind exists', async () => {
     const net = await asset({ name: 'net', kind: 'network', value: '198.51.100.0/24' });

@@ -172,6 +172,8 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'tenant',
     body: { monthlyScanQuota: 5 },
   },
+  'POST /api/v1/admin/assets/:assetId/verify': { auth: 'admin', resource: 'asset' },
+  'POST /api/v1/admin/assets/:assetId/unverify': { auth: 'admin', resource: 'asset' },
   'PUT /api/v1/admin/tenants/:tenantId/max-running-scans': {
     auth: 'admin',
     resource: 'tenant',

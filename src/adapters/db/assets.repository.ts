@@ -73,6 +73,36 @@ export function createAssetStore(db: Kysely<Database>): AssetStore {
       return row ? toAsset(row) : null;
     },
 
+    async getById(id) {
+      const row = await db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toAsset(row) : null;
+    },
+
+    async claimDueForCheck(now, dueBefore, limit) {
+      const rows = await db
+        .updateTable('assets')
+        .set({ last_checked_at: now })
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('assets')
+            .select('id')
+            .where('verification_status', '=', 'verified')
+            .where('verification_method', '<>', 'admin')
+            .where((eb) =>
+              eb.or([eb('last_checked_at', 'is', null), eb('last_checked_at', '<', dueBefore)]),
+            )
+            .orderBy('last_checked_at')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returningAll()
+        .execute();
+      return rows.map(toAsset);
+    },
+
     async forTenant(tenantId) {
       const rows = await db
         .selectFrom('assets')

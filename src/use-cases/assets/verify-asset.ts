@@ -111,3 +111,49 @@ export async function verifyAsset(
   }
   return checked;
 }
+
+/** Admin: marks any tenant's asset verified (`method: admin`) or unverified. */
+export async function setAssetVerifiedByAdmin(
+  assets: AssetStore,
+  clock: Clock,
+  id: string,
+  verified: boolean,
+): Promise<AssetRecord> {
+  const asset = await assets.getById(id);
+  if (asset === null) {
+    throw new ApiError('ASSET_NOT_FOUND');
+  }
+  const now = clock.now();
+  const updated = await assets.recordVerification(asset.tenantId, asset.id, {
+    status: verified ? 'verified' : 'unverified',
+    method: verified ? 'admin' : null,
+    verifiedAt: verified ? now : null,
+    checkedAt: now,
+    error: null,
+    proofMissingSince: null,
+  });
+  if (updated === null) {
+    throw new ApiError('ASSET_NOT_FOUND');
+  }
+  return updated;
+}
+
+/**
+ * One round of the periodic re-verification: claims the verified assets due for a check and checks
+ * each (grace period applied). Returns how many were checked.
+ */
+export async function reverifyDueAssets(
+  deps: VerifyDeps & { readonly intervalMs: number },
+  limit: number,
+): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.assets.claimDueForCheck(
+    now,
+    new Date(now.getTime() - deps.intervalMs),
+    limit,
+  );
+  for (const asset of due) {
+    await checkAsset(deps, asset, null);
+  }
+  return due.length;
+}

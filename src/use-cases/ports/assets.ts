@@ -60,6 +60,14 @@ export interface AssetStore {
     filter: { readonly tag?: string },
   ): Promise<{ assets: AssetRecord[]; total: number }>;
   get(tenantId: string, id: string): Promise<AssetRecord | null>;
+  /** Any tenant's asset (admin routes). */
+  getById(id: string): Promise<AssetRecord | null>;
+  /**
+   * Claims up to `limit` verified assets (not verified by an administrator) last checked before
+   * `dueBefore`, setting their last check to `now` in the same statement (`SKIP LOCKED`), so that
+   * several processes never check one asset twice in an interval.
+   */
+  claimDueForCheck(now: Date, dueBefore: Date, limit: number): Promise<AssetRecord[]>;
   /** Every asset of the tenant, oldest first (the candidates of a scan's covering asset). */
   forTenant(tenantId: string): Promise<AssetRecord[]>;
   update(
