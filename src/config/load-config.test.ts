@@ -266,3 +266,32 @@ describe('loadConfig: the scanner sandbox', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 });
+
+describe('verification settings', () => {
+  it('default to the system resolvers, 10 s and 72 h of grace', () => {
+    expect(loadConfig({}).verification).toEqual({
+      dnsServers: [],
+      timeoutMs: 10_000,
+      graceHours: 72,
+      intervalHours: 24,
+      requireVerifiedTargets: 'off',
+    });
+    expect(
+      loadConfig({ REQUIRE_VERIFIED_TARGETS: 'intrusive' }).verification.requireVerifiedTargets,
+    ).toBe('intrusive');
+    expect(() => loadConfig({ REQUIRE_VERIFIED_TARGETS: 'yes' })).toThrow(ConfigError);
+  });
+
+  it('read DNS servers with optional ports', () => {
+    const config = loadConfig({
+      VERIFICATION_DNS_SERVERS: '127.0.0.1:5353, [::1]:53,192.0.2.1',
+      VERIFICATION_GRACE_HOURS: '0',
+    });
+    expect(config.verification.dnsServers).toEqual(['127.0.0.1:5353', '[::1]:53', '192.0.2.1']);
+    expect(config.verification.graceHours).toBe(0);
+  });
+
+  it.each(['localhost:53', '127.0.0.1:0', '::1:53', '1.2.3.4:99999'])('refuse %s', (entry) => {
+    expect(() => loadConfig({ VERIFICATION_DNS_SERVERS: entry })).toThrow(ConfigError);
+  });
+});

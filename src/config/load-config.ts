@@ -4,6 +4,10 @@
  */
 import ipaddr from 'ipaddr.js';
 import {
+  REQUIRE_VERIFIED_TARGETS_VALUES,
+  type RequireVerifiedTargets,
+} from '../domain/assets/verification-policy.js';
+import {
   allowedRangeError,
   asCidr,
   type PrivateTargetPolicy,
@@ -34,6 +38,8 @@ export interface Config {
   readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly allowPrivateWebhooks: boolean;
   readonly webhookRetryDelaysMs: readonly number[];
+  /** Ownership verification of assets (VERIFICATION_*, REQUIRE_VERIFIED_TARGETS). */
+  readonly verification: VerificationConfig;
   readonly webhookTimeoutMs: number;
   /** Attempts in flight of one tenant's deliveries, over every process (WEBHOOK_TENANT_MAX_IN_FLIGHT). */
   readonly webhookTenantMaxInFlight: number;
@@ -61,6 +67,19 @@ export interface Config {
   /** Per-tenant caps and the dashboard-token request budget (TENANT_MAX_*, TENANT_TOKEN_*). */
   readonly tenantLimits: TenantLimits;
   readonly logLevel: string;
+}
+
+export interface VerificationConfig {
+  /** VERIFICATION_DNS_SERVERS: `address[:port]` entries for TXT lookups; empty: the system's. */
+  readonly dnsServers: readonly string[];
+  /** VERIFICATION_TIMEOUT_MS: deadline of one DNS lookup or HTTPS fetch. */
+  readonly timeoutMs: number;
+  /** VERIFICATION_GRACE_HOURS: how long a verified asset may miss its proof. */
+  readonly graceHours: number;
+  /** VERIFICATION_INTERVAL_HOURS: how often verified assets are checked again; 0: never. */
+  readonly intervalHours: number;
+  /** REQUIRE_VERIFIED_TARGETS: which scans need a verified asset covering their target. */
+  readonly requireVerifiedTargets: RequireVerifiedTargets;
 }
 
 /** What one tenant may hold and how often its dashboard tokens may call (README, Configuration). */
@@ -245,6 +264,44 @@ function retryDelays(env: Env): number[] {
   return parts.map(Number);
 }
 
+function requireVerifiedTargets(env: Env): RequireVerifiedTargets {
+  const raw = read(env, 'REQUIRE_VERIFIED_TARGETS') ?? 'off';
+  const value = REQUIRE_VERIFIED_TARGETS_VALUES.find((candidate) => candidate === raw);
+  if (value === undefined) {
+    throw new ConfigError(
+      'REQUIRE_VERIFIED_TARGETS',
+      `must be off, intrusive or all, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+/** VERIFICATION_DNS_SERVERS: `1.2.3.4`, `1.2.3.4:5353`, `[::1]:53`, comma-separated. */
+function dnsServers(env: Env): string[] {
+  const raw = read(env, 'VERIFICATION_DNS_SERVERS');
+  if (raw === undefined) {
+    return [];
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(entry);
+    const host = match?.[1] ?? match?.[2] ?? '';
+    const port = match?.[3];
+    const valid =
+      match !== null &&
+      ipaddr.isValid(host) &&
+      (match[1] === undefined ? !host.includes(':') : host.includes(':')) &&
+      (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
+    if (!valid) {
+      throw new ConfigError(
+        'VERIFICATION_DNS_SERVERS',
+        `must be comma-separated addresses with optional ports (127.0.0.1:5353, [::1]:53), got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
 function trustedProxies(env: Env): string[] {
   const raw = read(env, 'TRUSTED_PROXIES');
   if (raw === undefined) {
@@ -356,6 +413,13 @@ export function loadConfig(env: Env): Config {
     allowPrivateTargets: privateTargetPolicy(env),
     allowPrivateWebhooks: boolean(env, 'ALLOW_PRIVATE_WEBHOOKS'),
     webhookRetryDelaysMs: Object.freeze(retryDelays(env)),
+    verification: Object.freeze({
+      dnsServers: Object.freeze(dnsServers(env)),
+      timeoutMs: integer(env, 'VERIFICATION_TIMEOUT_MS', 10_000, 100, 120_000),
+      graceHours: integer(env, 'VERIFICATION_GRACE_HOURS', 72, 0, 8760),
+      intervalHours: integer(env, 'VERIFICATION_INTERVAL_HOURS', 24, 0, 8760),
+      requireVerifiedTargets: requireVerifiedTargets(env),
+    }),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
     webhookTenantMaxInFlight: integer(env, 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 4, 1, 1000),
     webhookTestMaxConcurrent: integer(env, 'WEBHOOK_TEST_MAX_CONCURRENT', 2, 1, 1000),

@@ -28,6 +28,8 @@ export const ERROR_CATALOG = {
   DUPLICATE_TEMPLATE_NAME: { status: 400, message: 'Template name already in use: <value>' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'Invalid webhook URL: <reason>' },
   WEBHOOK_URL_UNREACHABLE: { status: 400, message: 'Webhook URL could not be reached: <reason>' },
+  // Rampart extensions (README, "Error codes Rampart adds"): a scan's assetId (issue 24).
+  INVALID_ASSET_ID: { status: 400, message: 'Invalid assetId: <reason>' },
   INVALID_WEBHOOK_EVENT: {
     status: 400,
     message:
@@ -57,6 +59,8 @@ export const ERROR_CATALOG = {
   TENANT_SUSPENDED: { status: 403, message: 'Tenant account is suspended' },
   TARGET_NOT_ALLOWED: { status: 403, message: 'Target not allowed: <reason>' },
   ADMIN_REQUIRED: { status: 403, message: 'This operation requires an administrator token' },
+  // A Rampart extension (README, "Error codes Rampart adds"): REQUIRE_VERIFIED_TARGETS.
+  TARGET_NOT_VERIFIED: { status: 403, message: 'Target not verified: <reason>' },
   // 404
   NOT_FOUND: { status: 404, message: 'Route not found: <method> <path>' },
   SCAN_NOT_FOUND: { status: 404, message: 'Scan not found' },
@@ -66,6 +70,7 @@ export const ERROR_CATALOG = {
   TENANT_NOT_FOUND: { status: 404, message: 'Tenant not found' },
   // A Rampart extension (README, "Error codes Rampart adds"): redelivery of a webhook delivery.
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
+  ASSET_NOT_FOUND: { status: 404, message: 'Asset not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },
@@ -80,6 +85,10 @@ export const ERROR_CATALOG = {
   DELIVERY_NOT_REDELIVERABLE: {
     status: 409,
     message: 'Delivery cannot be sent again: <reason>',
+  },
+  VERIFICATION_NOT_AVAILABLE: {
+    status: 409,
+    message: 'This asset cannot be verified that way: <reason>',
   },
   // A Rampart extension (README, "Error codes Rampart adds"): a per-tenant cap on stored resources.
   TENANT_LIMIT_REACHED: {

@@ -10,6 +10,7 @@ import { createTokenVerifier } from '../adapters/auth-tokens/jwt.js';
 import { loadOrCreateJwtSecret } from '../adapters/auth-tokens/jwt-secret-file.js';
 import { describeDataDirFailure } from '../adapters/data-dir/data-dir-failure.js';
 import { createApiKeyStore } from '../adapters/db/api-keys.repository.js';
+import { createAssetStore } from '../adapters/db/assets.repository.js';
 import {
   connectPglite,
   connectPostgres,
@@ -38,6 +39,7 @@ import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-sto
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
 import { createSecretBox } from '../adapters/secrets/secret-box.js';
 import { loadOrCreateSecretsKey } from '../adapters/secrets/secrets-key-file.js';
+import { createProofReader } from '../adapters/verification/proof-reader.js';
 import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import type { Config } from '../config/load-config.js';
@@ -47,6 +49,7 @@ import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
+import { type AssetReverifier, startAssetReverifier } from '../workers/asset-reverifier.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
@@ -89,6 +92,8 @@ export interface ComposedApp {
   readonly logger: Logger;
   readonly workers: readonly ScanWorker[];
   readonly dispatcher: WebhookDispatcher;
+  /** Checks verified assets again every VERIFICATION_INTERVAL_HOURS (every process runs one). */
+  readonly reverifier: AssetReverifier;
   close(): Promise<void>;
 }
 
@@ -234,6 +239,12 @@ export async function composeApp(
     ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
   });
   const webhookSender = options.webhookSender ?? webhookClient;
+  const proofs = createProofReader({
+    dnsServers: config.verification.dnsServers,
+    timeoutMs: config.verification.timeoutMs,
+    allowPrivate: config.allowPrivateWebhooks,
+    ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
+  });
   const dispatcher = startWebhookDispatcher({
     database,
     sender: webhookSender,
@@ -259,6 +270,8 @@ export async function composeApp(
     resolver,
     webhooks: createWebhookStore(database.db),
     templates: createTemplateStore(database.db),
+    assets: createAssetStore(database.db),
+    proofs,
     secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {
@@ -272,6 +285,16 @@ export async function composeApp(
     readiness: processReadiness(database, () => workers),
   };
   const app = await buildApp(deps, logger);
+  const reverifier = startAssetReverifier(
+    {
+      assets: deps.assets,
+      proofs,
+      clock: deps.clock,
+      graceMs: config.verification.graceHours * 3_600_000,
+      intervalMs: config.verification.intervalHours * 3_600_000,
+    },
+    { pollMs: 60_000, logger, enabled: config.verification.intervalHours > 0 },
+  );
   if (config.workers > 0) {
     await removeLeftoverScanWorkspaces(logger);
   }
@@ -295,12 +318,15 @@ export async function composeApp(
     logger,
     workers,
     dispatcher,
+    reverifier,
     async close() {
       await app.close();
+      await reverifier.stop();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await egress?.release();
       await dispatcher.stop();
       await webhookClient.close();
+      await proofs.close();
       await lastUsed.close();
       if (!options.rateLimits) {
         await rateLimits.close();

@@ -19,6 +19,7 @@ const NOT_FOUND = {
   scan: { noun: 'scan', code: 'SCAN_NOT_FOUND', error: 'Scan not found' },
   webhook: { noun: 'webhook', code: 'WEBHOOK_NOT_FOUND', error: 'Webhook not found' },
   template: { noun: 'template', code: 'TEMPLATE_NOT_FOUND', error: 'Template not found' },
+  asset: { noun: 'asset', code: 'ASSET_NOT_FOUND', error: 'Asset not found' },
   apiKey: { noun: 'API key', code: 'API_KEY_NOT_FOUND', error: 'API key not found' },
   tenant: { noun: 'tenant', code: 'TENANT_NOT_FOUND', error: 'Tenant not found' },
 } as const;
@@ -147,6 +148,26 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'template',
   },
   'GET /api/v1/usage': { auth: 'api-key', scope: 'usage:read', admitted: OK },
+  'POST /api/v1/assets': {
+    auth: 'api-key',
+    scope: 'assets:write',
+    admitted: MISSING_FIELD,
+    body: {},
+  },
+  'GET /api/v1/assets': { auth: 'api-key', scope: 'assets:read', admitted: OK },
+  'GET /api/v1/assets/:assetId': { auth: 'api-key', scope: 'assets:read', resource: 'asset' },
+  'PATCH /api/v1/assets/:assetId': {
+    auth: 'api-key',
+    scope: 'assets:write',
+    resource: 'asset',
+    body: { name: 'renamed' },
+  },
+  'DELETE /api/v1/assets/:assetId': { auth: 'api-key', scope: 'assets:write', resource: 'asset' },
+  'POST /api/v1/assets/:assetId/verify': {
+    auth: 'api-key',
+    scope: 'assets:write',
+    resource: 'asset',
+  },
 
   'POST /api/v1/api-keys': { auth: 'jwt', admitted: MISSING_FIELD, body: {} },
   'GET /api/v1/api-keys': { auth: 'jwt', admitted: OK },
@@ -163,6 +184,8 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'tenant',
     body: { monthlyScanQuota: 5 },
   },
+  'POST /api/v1/admin/assets/:assetId/verify': { auth: 'admin', resource: 'asset' },
+  'POST /api/v1/admin/assets/:assetId/unverify': { auth: 'admin', resource: 'asset' },
   'PUT /api/v1/admin/tenants/:tenantId/max-running-scans': {
     auth: 'admin',
     resource: 'tenant',
@@ -231,6 +254,9 @@ beforeAll(async () => {
   owned.template = (
     await create('/api/v1/templates', { name: 'owned', scanType: 'nmap' })
   ).template.id;
+  owned.asset = (
+    await create('/api/v1/assets', { name: 'owned', kind: 'domain', value: 'owned.example' })
+  ).asset.id;
   const intruderKey = async (scopes: Scope[]) =>
     (await createKey(ctx.app, intruderToken, { scopes, ...limits })).rawKey;
   await Promise.all(
@@ -299,6 +325,7 @@ describe('the route table', () => {
       `/api/v1/scans/${owned.scan}`,
       `/api/v1/webhooks/${owned.webhook}`,
       `/api/v1/templates/${owned.template}`,
+      `/api/v1/assets/${owned.asset}`,
       `/api/v1/api-keys/${owned.apiKey}`,
     ]) {
       expect((await ctx.app.request(path, { headers: bearer(ownerToken) })).status, path).toBe(200);

@@ -333,12 +333,18 @@ async function countScans(): Promise<number> {
 
 describe('GET /api/v1/scans/:scanId', () => {
   it('shows the detail record with effective options and timeout', async () => {
+    const asset = await ctx.app.request('/api/v1/assets', {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      json: { name: 'one address', kind: 'ip', value: '203.0.113.8' },
+    });
+    const assetId = asset.body.data.asset.id;
     const { id } = await createScan(ctx.app, key, {
       target: '203.0.113.8',
       scanType: 'nmap',
       options: { ports: '22,80' },
       priority: 'low',
-      assetId: 'asset-1',
+      assetId,
     });
     const scan = await getScan(ctx.app, key, id);
     expect(scan).toMatchObject({
@@ -347,7 +353,7 @@ describe('GET /api/v1/scans/:scanId', () => {
       priority: 'low',
       options: { ports: '22,80', timing: 'T3', serviceDetection: true, scripts: [] },
       timeout: 3600,
-      assetId: 'asset-1',
+      assetId,
       resultCount: 0,
       findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
       parentScanId: null,

@@ -18,6 +18,7 @@ export interface Database {
   issues: IssuesTable;
   issue_keys: IssueKeysTable;
   issue_events: IssueEventsTable;
+  assets: AssetsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -313,3 +314,22 @@ export interface IssueEventsTable {
 }
 
 export type IssueEventRow = Selectable<IssueEventsTable>;
+export interface AssetsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  kind: string;
+  value: string;
+  tags: string[];
+  verification_token: string;
+  verification_status: Generated<string>;
+  verification_method: string | null;
+  verified_at: Timestamp | null;
+  last_checked_at: Timestamp | null;
+  last_check_error: string | null;
+  proof_missing_since: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type AssetRow = Selectable<AssetsTable>;

@@ -7,6 +7,7 @@ import type {
   ApiKeyStore,
   LastUsedRecorder,
 } from '../../use-cases/ports/api-keys.js';
+import type { AssetStore, ProofReader } from '../../use-cases/ports/assets.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
@@ -55,6 +56,10 @@ export interface AppDeps {
   readonly resolver: TargetResolver;
   readonly webhooks: WebhookStore;
   readonly templates: TemplateStore;
+  /** Registered assets (issue 24): their CRUD, a scan's covering asset. */
+  readonly assets: AssetStore;
+  /** Reads ownership proofs: TXT records, the HTTPS file (through the webhook SSRF guard). */
+  readonly proofs: ProofReader;
   /** Seals credentials of engine options before scans and templates store them (SECRETS_KEY). */
   readonly secrets: SecretBox;
   readonly usage: UsageStore;

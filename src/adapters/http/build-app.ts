@@ -20,6 +20,7 @@ import { createJwtAuthHook } from './plugins/jwt-auth.js';
 import { createTenantTokenBudget } from './plugins/tenant-token-budget.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
+import { registerAssetRoutes } from './routes/assets/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerHealth } from './routes/system/health.js';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerScanRoutes(apiKeyContext, deps);
     registerWebhookRoutes(apiKeyContext, deps);
     registerTemplateRoutes(apiKeyContext, deps);
+    registerAssetRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
     done();
   });

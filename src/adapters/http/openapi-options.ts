@@ -59,6 +59,11 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       { name: 'usage', description: "The tenant's scan quota and usage" },
       { name: 'api-keys', description: 'Key management (JWT)' },
       { name: 'admin', description: 'Platform administration (JWT with role admin)' },
+      {
+        name: 'assets',
+        description:
+          'Registered targets with proof of ownership (a Rampart extension; scopes assets:read and assets:write)',
+      },
       { name: 'system', description: 'Health, readiness and this document (no credentials)' },
       {
         name: 'webhook-events',

@@ -1,4 +1,7 @@
-/** The complete scope list of the specification ("Scopes (complete list)"). */
+/**
+ * The complete scope list of the specification ("Scopes (complete list)"), and the extensions'
+ * scopes after it (README, "Assets"): keys created without `scopes` get every one.
+ */
 export const SCOPES = [
   'scans:create',
   'scans:read',
@@ -14,6 +17,8 @@ export const SCOPES = [
   'webhooks:update',
   'webhooks:delete',
   'usage:read',
+  'assets:read',
+  'assets:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -4,6 +4,10 @@
  * stores nothing.
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
+import {
+  engineNeedingVerification,
+  type RequireVerifiedTargets,
+} from '../../domain/assets/verification-policy.js';
 import { ApiError, formatErrorMessage } from '../../domain/errors.js';
 import { maskSecretConfig } from '../../domain/secrets/secret-config.js';
 import {
@@ -14,6 +18,8 @@ import {
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import { quotaPeriod } from '../../domain/tenants/quota-period.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
+import { coveringAsset } from '../assets/covering-asset.js';
+import type { AssetRecord, AssetStore } from '../ports/assets.js';
 import type { Clock, IdSource } from '../ports/common.js';
 import type {
   NewScan,
@@ -61,6 +67,10 @@ export interface CreateScanDeps {
   readonly randomBytes: RandomBytes;
   readonly allowPrivateTargets: PrivateTargetPolicy;
   readonly templates: TemplateStore;
+  /** The tenant's assets: the one `assetId` names must cover the target; else the narrowest is linked. */
+  readonly assets: AssetStore;
+  /** REQUIRE_VERIFIED_TARGETS. */
+  readonly requireVerifiedTargets: RequireVerifiedTargets;
   /** Seals the credentials of the options before the scan is stored. */
   readonly secrets: SecretBox;
   /** Decides the quota month of a new scan. */
@@ -111,6 +121,23 @@ function storedOrRefused(kept: KeptSecrets): Record<string, unknown> {
   return kept.options;
 }
 
+/** 403 TARGET_NOT_VERIFIED, saying what to do. */
+function notVerified(
+  policy: RequireVerifiedTargets,
+  engine: string,
+  target: string,
+  asset: AssetRecord | null,
+): ApiError {
+  const shown = target.length > 200 ? `${target.slice(0, 200)}…` : target;
+  const how =
+    asset === null
+      ? 'register an asset covering it (POST /api/v1/assets), publish its verification token as a DNS TXT record or an HTTPS file, then POST /api/v1/assets/<id>/verify'
+      : `publish the verification token of asset ${asset.id} (${asset.kind} ${asset.value}) as a DNS TXT record or an HTTPS file (GET /api/v1/assets/${asset.id} shows where), then POST /api/v1/assets/${asset.id}/verify`;
+  return new ApiError('TARGET_NOT_VERIFIED', {
+    reason: `REQUIRE_VERIFIED_TARGETS=${policy}: ${engine} scans need a verified asset covering ${shown}; ${how}`,
+  });
+}
+
 export interface ScanCaller {
   readonly tenantId: string;
   readonly apiKeyId: string | null;
@@ -155,6 +182,19 @@ export async function createScan(
     throw new ApiError('TEMPLATE_NOT_FOUND');
   }
   const request = check.request;
+  // After every other field code (INVALID_ASSET_ID is the last of step 6).
+  const engines =
+    request.engine.kind === 'tool'
+      ? [request.engine.name]
+      : [request.engine.name, ...request.engine.memberEngines(request.options)];
+  const needsVerified = engineNeedingVerification(deps.requireVerifiedTargets, engines);
+  const asset = await coveringAsset(
+    deps.assets,
+    caller.tenantId,
+    request.assetId,
+    request.target,
+    needsVerified !== null,
+  );
   // Credentials are stored sealed; `********` keeps the template's at the same place.
   const options = storedOrRefused(
     optionsToStore(deps.secrets, caller.tenantId, request.options, template?.options ?? {}),
@@ -184,6 +224,9 @@ export async function createScan(
       );
     }
   }
+  if (needsVerified !== null && asset?.verificationStatus !== 'verified') {
+    throw notVerified(deps.requireVerifiedTargets, needsVerified, request.target.value, asset);
+  }
   const runnable: ReadonlySet<string> = new Set((await deps.workers.runnableEngines()).keys());
   const callbackSecret =
     request.callbackUrl === null ? null : generateWebhookSecret(deps.randomBytes);
@@ -201,7 +244,7 @@ export async function createScan(
     options,
     config,
     timeoutSeconds: request.timeoutSeconds,
-    assetId: request.assetId,
+    assetId: asset?.id ?? null,
     callbackUrl: request.callbackUrl,
     callbackSecret,
     templateId: template?.id ?? null,

@@ -107,7 +107,14 @@ const scanRequestFields = {
   options: Type.Optional(orNull(OptionsSchema)),
   tags: Type.Optional(orNull(TagsSchema)),
   timeout: Type.Optional(orNull(TimeoutSchema, { description: 'Seconds; default per engine' })),
-  assetId: Type.Optional(orNull(boundedText(MAX_ASSET_ID_LENGTH))),
+  assetId: Type.Optional(
+    orNull(
+      boundedText(MAX_ASSET_ID_LENGTH, {
+        description:
+          "An asset of the tenant (GET /api/v1/assets) that covers the target, else 400 INVALID_ASSET_ID. Omitted: the scan is linked to the narrowest covering asset, if any, and the scan's assetId shows it",
+      }),
+    ),
+  ),
   config: Type.Optional(orNull(ConfigSchema)),
   callbackUrl: Type.Optional(
     orNull(

@@ -10,6 +10,7 @@ import { migration0009 } from './0009-fair-deliveries.js';
 import { migration0011 } from './0011-findings-sarif-order.js';
 import { migration0012 } from './0012-redeliveries.js';
 import { migration0013 } from './0013-issues.js';
+import { migration0014 } from './0014-assets.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0011,
   migration0012,
   migration0013,
+  migration0014,
 ];

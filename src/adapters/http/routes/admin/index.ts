@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.js';
 import { registerApiKeySuspension } from './api-key-suspension.js';
+import { registerAssetVerificationAdmin } from './asset-verification.js';
 import {
   registerTenantMaxRunningScans,
   registerTenantQuota,
@@ -13,4 +14,5 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerTenantSuspension(app, deps);
   registerTenantQuota(app, deps);
   registerTenantMaxRunningScans(app, deps);
+  registerAssetVerificationAdmin(app, deps);
 }
