@@ -81,7 +81,11 @@ export const AssetSchema = Type.Object(
 );
 
 export const AssetIdParams = Type.Object({
-  assetId: Type.String({ format: 'uuid', 'x-invalid-code': 'ASSET_NOT_FOUND' }),
+  assetId: Type.String({
+    format: 'uuid',
+    'x-invalid-code': 'ASSET_NOT_FOUND',
+    description: 'The asset id (a UUID)',
+  }),
 });
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
@@ -129,7 +133,13 @@ export function registerAssetRoutes(app: FastifyInstance, deps: AppDeps): void {
         security,
         querystring: Type.Object({
           ...PageQuery,
-          tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          tag: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 100,
+              description: 'Only the assets that carry this tag',
+            }),
+          ),
         }),
         response: {
           200: ok(Type.Object({ assets: Type.Array(AssetSchema), pagination: PaginationSchema })),
