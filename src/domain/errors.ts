@@ -64,6 +64,8 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook not found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   TENANT_NOT_FOUND: { status: 404, message: 'Tenant not found' },
+  // A Rampart extension (README, "Error codes Rampart adds"): scheduled scans.
+  SCHEDULE_NOT_FOUND: { status: 404, message: 'Schedule not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },

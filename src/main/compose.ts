@@ -22,6 +22,7 @@ import { migrate } from '../adapters/db/migrate.js';
 import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
 import { resealStoredSecrets } from '../adapters/db/reseal-secrets.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
+import { createScheduleStore } from '../adapters/db/schedules.repository.js';
 import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
 import { createUsageStore } from '../adapters/db/usage.repository.js';
@@ -259,6 +260,7 @@ export async function composeApp(
     resolver,
     webhooks: createWebhookStore(database.db),
     templates: createTemplateStore(database.db),
+    schedules: createScheduleStore(database.db),
     secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {

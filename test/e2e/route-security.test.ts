@@ -19,6 +19,7 @@ const NOT_FOUND = {
   scan: { noun: 'scan', code: 'SCAN_NOT_FOUND', error: 'Scan not found' },
   webhook: { noun: 'webhook', code: 'WEBHOOK_NOT_FOUND', error: 'Webhook not found' },
   template: { noun: 'template', code: 'TEMPLATE_NOT_FOUND', error: 'Template not found' },
+  schedule: { noun: 'schedule', code: 'SCHEDULE_NOT_FOUND', error: 'Schedule not found' },
   apiKey: { noun: 'API key', code: 'API_KEY_NOT_FOUND', error: 'API key not found' },
   tenant: { noun: 'tenant', code: 'TENANT_NOT_FOUND', error: 'Tenant not found' },
 } as const;
@@ -135,6 +136,29 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'template',
   },
   'GET /api/v1/usage': { auth: 'api-key', scope: 'usage:read', admitted: OK },
+  'POST /api/v1/schedules': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    admitted: MISSING_FIELD,
+    body: {},
+  },
+  'GET /api/v1/schedules': { auth: 'api-key', scope: 'schedules:read', admitted: OK },
+  'GET /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:read',
+    resource: 'schedule',
+  },
+  'PATCH /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    resource: 'schedule',
+    body: { paused: true },
+  },
+  'DELETE /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    resource: 'schedule',
+  },
 
   'POST /api/v1/api-keys': { auth: 'jwt', admitted: MISSING_FIELD, body: {} },
   'GET /api/v1/api-keys': { auth: 'jwt', admitted: OK },
@@ -219,6 +243,14 @@ beforeAll(async () => {
   owned.template = (
     await create('/api/v1/templates', { name: 'owned', scanType: 'nmap' })
   ).template.id;
+  owned.schedule = (
+    await create('/api/v1/schedules', {
+      name: 'owned',
+      scan: { scanType: 'nmap' },
+      targets: ['203.0.113.9'],
+      cron: '0 3 * * *',
+    })
+  ).schedule.id;
   const intruderKey = async (scopes: Scope[]) =>
     (await createKey(ctx.app, intruderToken, { scopes, ...limits })).rawKey;
   await Promise.all(
@@ -287,6 +319,7 @@ describe('the route table', () => {
       `/api/v1/scans/${owned.scan}`,
       `/api/v1/webhooks/${owned.webhook}`,
       `/api/v1/templates/${owned.template}`,
+      `/api/v1/schedules/${owned.schedule}`,
       `/api/v1/api-keys/${owned.apiKey}`,
     ]) {
       expect((await ctx.app.request(path, { headers: bearer(ownerToken) })).status, path).toBe(200);

@@ -9,6 +9,7 @@ import type {
 } from '../../use-cases/ports/api-keys.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
+import type { ScheduleStore } from '../../use-cases/ports/schedules.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
 import type { TemplateStore } from '../../use-cases/ports/templates.js';
 import type { TenantStore } from '../../use-cases/ports/tenants.js';
@@ -55,6 +56,7 @@ export interface AppDeps {
   readonly resolver: TargetResolver;
   readonly webhooks: WebhookStore;
   readonly templates: TemplateStore;
+  readonly schedules: ScheduleStore;
   /** Seals credentials of engine options before scans and templates store them (SECRETS_KEY). */
   readonly secrets: SecretBox;
   readonly usage: UsageStore;

@@ -22,6 +22,7 @@ import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerScanRoutes } from './routes/scans/index.js';
+import { registerScheduleRoutes } from './routes/schedules/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
 import { registerTemplateRoutes } from './routes/templates/index.js';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerScanRoutes(apiKeyContext, deps);
     registerWebhookRoutes(apiKeyContext, deps);
     registerTemplateRoutes(apiKeyContext, deps);
+    registerScheduleRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
     done();
   });

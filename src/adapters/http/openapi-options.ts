@@ -34,6 +34,10 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       { name: 'api-keys', description: 'Key management (JWT)' },
       { name: 'admin', description: 'Platform administration (JWT with role admin)' },
       { name: 'engines', description: 'Scan engines' },
+      {
+        name: 'schedules',
+        description: 'Scheduled scans (an extension; scopes schedules:read, schedules:write)',
+      },
       { name: 'system', description: 'Health and readiness' },
     ],
   },

@@ -1,4 +1,7 @@
-/** The complete scope list of the specification ("Scopes (complete list)"). */
+/**
+ * The complete scope list of the specification ("Scopes (complete list)"), then the scopes of
+ * Rampart's extensions; a key created without `scopes` gets them all.
+ */
 export const SCOPES = [
   'scans:create',
   'scans:read',
@@ -14,6 +17,9 @@ export const SCOPES = [
   'webhooks:update',
   'webhooks:delete',
   'usage:read',
+  // Extensions (README): scheduled scans.
+  'schedules:read',
+  'schedules:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -8,6 +8,7 @@ import { migration0007 } from './0007-sandboxed-engines.js';
 import { migration0008 } from './0008-fair-claims.js';
 import { migration0009 } from './0009-fair-deliveries.js';
 import { migration0011 } from './0011-findings-sarif-order.js';
+import { migration0015 } from './0015-schedules.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0011,
+  migration0015,
 ];
