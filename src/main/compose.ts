@@ -49,11 +49,13 @@ import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
+import type { Scheduler } from '../workers/scheduler.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
+import { startProcessScheduler } from './scheduler.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -90,6 +92,8 @@ export interface ComposedApp {
   readonly logger: Logger;
   readonly workers: readonly ScanWorker[];
   readonly dispatcher: WebhookDispatcher;
+  /** The scheduler of scheduled scans (null: WORKERS=0 or SCHEDULER=off). */
+  readonly scheduler: Scheduler | null;
   close(): Promise<void>;
 }
 
@@ -290,6 +294,17 @@ export async function composeApp(
     onScanEnded: () => dispatcher.wake(),
   });
   workerDirectory.invalidate();
+  const scheduler = startProcessScheduler({
+    config,
+    database,
+    resolver,
+    secrets,
+    childScans: sentinel,
+    logger,
+    workers: workerDirectory,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
+  });
   return {
     app,
     deps,
@@ -297,8 +312,10 @@ export async function composeApp(
     logger,
     workers,
     dispatcher,
+    scheduler,
     async close() {
       await app.close();
+      await scheduler?.stop();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await egress?.release();
       await dispatcher.stop();

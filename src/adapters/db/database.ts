@@ -279,9 +279,9 @@ export interface ScheduleRunsTable {
   occurrence_at: Timestamp;
   ran_at: Timestamp;
   outcome: string;
-  scan_ids: string[];
+  scan_ids: ColumnType<string[], string[] | undefined, string[]>;
   /** `[{ target, code, message }]`: the scans of the occurrence that could not be created. */
   errors: ColumnType<unknown, string | undefined, string>;
   /** Due occurrences not run by this claim (skipped, or folded into a run_once run). */
-  missed: number;
+  missed: ColumnType<number, number | undefined, number>;
 }
