@@ -8,13 +8,15 @@
  * occurrence then has exactly one outcome. Its scans, its schedule_runs row (whose key is the
  * schedule and the occurrence: reserve() refuses a second one) and the new next run time commit
  * together, so a process killed mid-claim leaves no half-made occurrence to repair, and another
- * process simply claims it again. The price: the transaction holds the claimed rows while the
- * target names resolve (TARGET_NOT_ALLOWED checks), so claims are kept small (`batchSize`).
+ * process simply claims it again. The price: the transaction holds the claimed schedules' rows
+ * while their target names resolve (TARGET_NOT_ALLOWED checks); those lookups are all made before
+ * the first scan is stored, so the tenant's quota row (locked by a scan insert until commit) is
+ * never held across one, and POST /scans of the same tenant waits only for the claim's writes.
  */
 import { ApiError } from '../../domain/errors.js';
 import { decideDue } from '../../domain/schedules/recurrence.js';
 import type { ScheduleClaim, ScheduleClaimer, ScheduleRecord } from '../ports/schedules.js';
-import { type CreateScanDeps, createScan } from '../scans/create-scan.js';
+import { type CreateScanDeps, checkScanRequest, createScan } from '../scans/create-scan.js';
 
 export interface RunSchedulesDeps extends Omit<CreateScanDeps, 'scans' | 'templates'> {
   readonly claimer: ScheduleClaimer;
@@ -33,10 +35,94 @@ export async function runDueSchedules(deps: RunSchedulesDeps): Promise<number> {
   const runnable = await deps.workers.runnableEngines();
   const workers = { runnableEngines: async () => runnable };
   return deps.claimer.claimDue(now, deps.batchSize, async (claim) => {
+    // The lookups first (targets' names, callback hosts): the first scan stored locks the
+    // tenant's quota row until commit, and no lookup should be waited for while it is held.
+    const lookups = await lookUpFirst(deps, claim, now);
     for (const schedule of claim.schedules) {
-      await runSchedule({ ...deps, workers }, claim, schedule, now);
+      await runSchedule({ ...deps, ...lookups, workers }, claim, schedule, now);
     }
   });
+}
+
+/** Every scan body of the claimed schedules' occurrences that will run. */
+function* bodiesOf(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date) {
+  for (const schedule of claim.schedules) {
+    const { run } = decideDue(
+      schedule.recurrence,
+      schedule.nextRunAt ?? now,
+      now,
+      schedule.missedRunPolicy,
+      deps.lateAfterMs,
+    );
+    if (run !== null) {
+      for (const target of schedule.targets) {
+        yield { schedule, body: scanBody(schedule, target) };
+      }
+    }
+  }
+}
+
+/**
+ * Resolves the claim's target names and callback URLs once, before anything is stored, and
+ * answers createScan's checks from those results.
+ */
+async function lookUpFirst(
+  deps: RunSchedulesDeps,
+  claim: ScheduleClaim,
+  now: Date,
+): Promise<Pick<CreateScanDeps, 'resolver' | 'urls'>> {
+  const targets = new Map<string, ReturnType<CreateScanDeps['resolver']['check']>>();
+  const urls = new Map<string, ReturnType<CreateScanDeps['urls']['check']>>();
+  for (const { schedule, body } of bodiesOf(deps, claim, now)) {
+    try {
+      const { request } = await checkScanRequest(
+        { templates: claim.templates, allowPrivateTargets: deps.allowPrivateTargets },
+        callerOf(schedule),
+        body,
+      );
+      const resolves =
+        deps.allowPrivateTargets !== true &&
+        !request.target.hostIsAddress &&
+        request.target.host !== null;
+      if (resolves && !targets.has(request.target.value)) {
+        const checked = deps.resolver.check(request.target, deps.allowPrivateTargets);
+        targets.set(request.target.value, checked);
+        await checked;
+      }
+      if (request.callbackUrl !== null && !urls.has(request.callbackUrl)) {
+        const checked = deps.urls.check(request.callbackUrl);
+        urls.set(request.callbackUrl, checked);
+        await checked;
+      }
+    } catch (error) {
+      // A refusal is answered again, and recorded, when the scan is created.
+      if (!(error instanceof ApiError)) {
+        throw error;
+      }
+    }
+  }
+  return {
+    resolver: {
+      check: (target, policy) => targets.get(target.value) ?? deps.resolver.check(target, policy),
+    },
+    urls: { check: (url) => urls.get(url) ?? deps.urls.check(url) },
+  };
+}
+
+function callerOf(schedule: ScheduleRecord) {
+  return {
+    tenantId: schedule.tenantId,
+    apiKeyId: schedule.apiKeyId,
+    allowedScanTypes: schedule.allowedScanTypes,
+  };
+}
+
+function scanBody(schedule: ScheduleRecord, target: string): Record<string, unknown> {
+  return {
+    ...schedule.scan,
+    target,
+    ...(schedule.templateId === null ? {} : { templateId: schedule.templateId }),
+  };
 }
 
 async function runSchedule(
@@ -68,19 +154,10 @@ async function runSchedule(
     const scanIds: string[] = [];
     const errors: { target: string; code: string; message: string }[] = [];
     const scanDeps: CreateScanDeps = { ...deps, scans: claim.scans, templates: claim.templates };
-    const caller = {
-      tenantId: schedule.tenantId,
-      apiKeyId: schedule.apiKeyId,
-      allowedScanTypes: schedule.allowedScanTypes,
-    };
+    const caller = callerOf(schedule);
     for (const target of schedule.targets) {
-      const body = {
-        ...schedule.scan,
-        target,
-        ...(schedule.templateId === null ? {} : { templateId: schedule.templateId }),
-      };
       try {
-        scanIds.push((await createScan(scanDeps, caller, body)).id);
+        scanIds.push((await createScan(scanDeps, caller, scanBody(schedule, target))).id);
       } catch (error) {
         // A refusal is this occurrence's outcome; anything else rolls the whole claim back.
         if (!(error instanceof ApiError)) {
