@@ -62,44 +62,67 @@ export function createScheduleClaimer(database: DatabaseHandle): ScheduleClaimer
           schedules: rows.map(toScheduleRecord),
           scans: createScanStore(transactionHandle(trx, database.kind)),
           templates: createTemplateStore(trx),
-          async reserve(scheduleId, occurrenceAt) {
+          async reserve(occurrences) {
+            if (occurrences.length === 0) {
+              return new Set();
+            }
             const taken = await trx
               .insertInto('schedule_runs')
-              .values({
-                schedule_id: scheduleId,
-                occurrence_at: occurrenceAt,
-                ran_at: now,
-                outcome: 'failed',
-              })
+              .values(
+                occurrences.map((occurrence) => ({
+                  schedule_id: occurrence.scheduleId,
+                  occurrence_at: occurrence.occurrenceAt,
+                  ran_at: now,
+                  outcome: 'failed',
+                })),
+              )
               .onConflict((oc) => oc.columns(['schedule_id', 'occurrence_at']).doNothing())
               .returning('schedule_id')
-              .executeTakeFirst();
-            return taken !== undefined;
+              .execute();
+            return new Set(taken.map((row) => row.schedule_id));
           },
-          async record(scheduleId, run) {
+          async record(runs) {
+            if (runs.length === 0) {
+              return;
+            }
             await trx
               .insertInto('schedule_runs')
-              .values({
-                schedule_id: scheduleId,
-                occurrence_at: run.occurrenceAt,
-                ...runColumns(run),
-              })
+              .values(
+                runs.map(({ scheduleId, run }) => ({
+                  schedule_id: scheduleId,
+                  occurrence_at: run.occurrenceAt,
+                  ...runColumns(run),
+                })),
+              )
               .onConflict((oc) =>
-                oc.columns(['schedule_id', 'occurrence_at']).doUpdateSet(runColumns(run)),
+                oc.columns(['schedule_id', 'occurrence_at']).doUpdateSet((eb) => ({
+                  ran_at: eb.ref('excluded.ran_at'),
+                  outcome: eb.ref('excluded.outcome'),
+                  scan_ids: eb.ref('excluded.scan_ids'),
+                  errors: eb.ref('excluded.errors'),
+                  missed: eb.ref('excluded.missed'),
+                })),
               )
               .execute();
           },
-          async advance(scheduleId, state) {
-            await trx
-              .updateTable('schedules')
-              .set({
-                next_run_at: state.nextRunAt,
-                paused: state.paused,
-                paused_reason: state.pausedReason,
-                consecutive_failures: state.consecutiveFailures,
-              })
-              .where('id', '=', scheduleId)
-              .execute();
+          async advance(states) {
+            if (states.length === 0) {
+              return;
+            }
+            const rows = states.map(({ scheduleId, state }) => ({
+              id: scheduleId,
+              next_run_at: state.nextRunAt?.toISOString() ?? null,
+              paused: state.paused,
+              paused_reason: state.pausedReason,
+              consecutive_failures: state.consecutiveFailures,
+            }));
+            await sql`
+              update schedules s set next_run_at = v.next_run_at, paused = v.paused,
+                paused_reason = v.paused_reason, consecutive_failures = v.consecutive_failures
+              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id uuid,
+                next_run_at timestamptz, paused boolean, paused_reason text,
+                consecutive_failures integer)
+              where s.id = v.id`.execute(trx);
           },
         };
         await work(claim);

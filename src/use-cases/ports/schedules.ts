@@ -77,13 +77,15 @@ export interface ScheduleClaim {
   readonly scans: ScanStore;
   readonly templates: TemplateStore;
   /**
-   * Takes an occurrence of a schedule for this claim: false when it was taken already (its scans
-   * exist), so they are never created twice.
+   * Takes occurrences of schedules for this claim: the ids of the schedules whose occurrence was
+   * not taken before (one whose occurrence has a run already is left out: its scans exist).
    */
-  reserve(scheduleId: string, occurrenceAt: Date): Promise<boolean>;
-  /** Records what the occurrence made (reserved first, or a skipped one). */
-  record(scheduleId: string, run: ScheduleRun): Promise<void>;
-  advance(scheduleId: string, state: ScheduleState): Promise<void>;
+  reserve(
+    occurrences: readonly { scheduleId: string; occurrenceAt: Date }[],
+  ): Promise<ReadonlySet<string>>;
+  /** Records what occurrences made (reserved first, or skipped ones). */
+  record(runs: readonly { scheduleId: string; run: ScheduleRun }[]): Promise<void>;
+  advance(states: readonly { scheduleId: string; state: ScheduleState }[]): Promise<void>;
 }
 
 export interface ScheduleClaimer {

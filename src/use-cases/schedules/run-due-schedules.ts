@@ -15,7 +15,13 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import { decideDue } from '../../domain/schedules/recurrence.js';
-import type { ScheduleClaim, ScheduleClaimer, ScheduleRecord } from '../ports/schedules.js';
+import type {
+  ScheduleClaim,
+  ScheduleClaimer,
+  ScheduleRecord,
+  ScheduleRun,
+  ScheduleState,
+} from '../ports/schedules.js';
 import { type CreateScanDeps, checkScanRequest, createScan } from '../scans/create-scan.js';
 
 export interface RunSchedulesDeps extends Omit<CreateScanDeps, 'scans' | 'templates'> {
@@ -38,9 +44,7 @@ export async function runDueSchedules(deps: RunSchedulesDeps): Promise<number> {
     // The lookups first (targets' names, callback hosts): the first scan stored locks the
     // tenant's quota row until commit, and no lookup should be waited for while it is held.
     const lookups = await lookUpFirst(deps, claim, now);
-    for (const schedule of claim.schedules) {
-      await runSchedule({ ...deps, ...lookups, workers }, claim, schedule, now);
-    }
+    await runClaim({ ...deps, ...lookups, workers }, claim, now);
   });
 }
 
@@ -125,65 +129,90 @@ function scanBody(schedule: ScheduleRecord, target: string): Record<string, unkn
   };
 }
 
-async function runSchedule(
-  deps: RunSchedulesDeps,
-  claim: ScheduleClaim,
-  schedule: ScheduleRecord,
-  now: Date,
-): Promise<void> {
-  const due = schedule.nextRunAt ?? now;
-  const decision = decideDue(
-    schedule.recurrence,
-    due,
-    now,
-    schedule.missedRunPolicy,
-    deps.lateAfterMs,
+/**
+ * Every claimed schedule decided, the occurrences to run reserved in one statement, their scans
+ * created (concurrently: the scan store batches one tenant's inserts into one statement), then the
+ * runs and the next run times written in one statement each.
+ */
+async function runClaim(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date): Promise<void> {
+  const decided = claim.schedules.map((schedule) => ({
+    schedule,
+    due: schedule.nextRunAt ?? now,
+    decision: decideDue(
+      schedule.recurrence,
+      schedule.nextRunAt ?? now,
+      now,
+      schedule.missedRunPolicy,
+      deps.lateAfterMs,
+    ),
+  }));
+  const reserved = await claim.reserve(
+    decided.flatMap(({ schedule, decision }) =>
+      decision.run === null ? [] : [{ scheduleId: schedule.id, occurrenceAt: decision.run }],
+    ),
   );
-  let failures = schedule.consecutiveFailures;
-  let pausedReason: string | null = null;
-  if (decision.run === null) {
-    await claim.record(schedule.id, {
-      occurrenceAt: due,
-      ranAt: now,
-      outcome: 'skipped',
-      scanIds: [],
-      errors: [],
-      missed: decision.missed,
-    });
-  } else if (await claim.reserve(schedule.id, decision.run)) {
-    const scanIds: string[] = [];
-    const errors: { target: string; code: string; message: string }[] = [];
-    const scanDeps: CreateScanDeps = { ...deps, scans: claim.scans, templates: claim.templates };
-    const caller = callerOf(schedule);
-    for (const target of schedule.targets) {
-      try {
-        scanIds.push((await createScan(scanDeps, caller, scanBody(schedule, target))).id);
-      } catch (error) {
-        // A refusal is this occurrence's outcome; anything else rolls the whole claim back.
-        if (!(error instanceof ApiError)) {
-          throw error;
+  const scanDeps: CreateScanDeps = { ...deps, scans: claim.scans, templates: claim.templates };
+  const outcomes = await Promise.all(
+    decided.map(async ({ schedule, due, decision }) => {
+      let failures = schedule.consecutiveFailures;
+      let pausedReason: string | null = null;
+      let run: ScheduleRun | null = null;
+      if (decision.run === null) {
+        run = {
+          occurrenceAt: due,
+          ranAt: now,
+          outcome: 'skipped',
+          scanIds: [],
+          errors: [],
+          missed: decision.missed,
+        };
+      } else if (reserved.has(schedule.id)) {
+        const made = await Promise.all(
+          schedule.targets.map(async (target) => {
+            try {
+              const scan = await createScan(
+                scanDeps,
+                callerOf(schedule),
+                scanBody(schedule, target),
+              );
+              return { id: scan.id, error: null };
+            } catch (error) {
+              // A refusal is this occurrence's outcome; anything else rolls the claim back.
+              if (!(error instanceof ApiError)) {
+                throw error;
+              }
+              const refusal = { target, code: error.code as string, message: error.message };
+              return { id: null, error: refusal };
+            }
+          }),
+        );
+        const scanIds = made.flatMap((one) => (one.id === null ? [] : [one.id]));
+        const errors = made.flatMap((one) => (one.error === null ? [] : [one.error]));
+        run = {
+          occurrenceAt: decision.run,
+          ranAt: now,
+          outcome: errors.length === 0 ? 'created' : scanIds.length === 0 ? 'failed' : 'partial',
+          scanIds,
+          errors,
+          missed: decision.missed,
+        };
+        failures = scanIds.length === 0 ? failures + 1 : 0;
+        const [last] = errors;
+        if (failures >= deps.maxFailures && last !== undefined) {
+          pausedReason = `paused after ${failures} consecutive runs that created no scan; last: ${last.code}: ${last.message}`;
         }
-        errors.push({ target, code: error.code, message: error.message });
       }
-    }
-    await claim.record(schedule.id, {
-      occurrenceAt: decision.run,
-      ranAt: now,
-      outcome: errors.length === 0 ? 'created' : scanIds.length === 0 ? 'failed' : 'partial',
-      scanIds,
-      errors,
-      missed: decision.missed,
-    });
-    failures = scanIds.length === 0 ? failures + 1 : 0;
-    const [last] = errors;
-    if (failures >= deps.maxFailures && last !== undefined) {
-      pausedReason = `paused after ${failures} consecutive runs that created no scan; last: ${last.code}: ${last.message}`;
-    }
-  }
-  await claim.advance(schedule.id, {
-    nextRunAt: decision.nextRunAt,
-    paused: pausedReason !== null,
-    pausedReason,
-    consecutiveFailures: failures,
-  });
+      const state: ScheduleState = {
+        nextRunAt: decision.nextRunAt,
+        paused: pausedReason !== null,
+        pausedReason,
+        consecutiveFailures: failures,
+      };
+      return { scheduleId: schedule.id, run, state };
+    }),
+  );
+  await claim.record(
+    outcomes.flatMap(({ scheduleId, run }) => (run === null ? [] : [{ scheduleId, run }])),
+  );
+  await claim.advance(outcomes.map(({ scheduleId, state }) => ({ scheduleId, state })));
 }
