@@ -28,6 +28,9 @@
  *
  * Then (issue 20b): the SARIF (and CSV) export of a scan with 100,000 findings: time and the API
  * process's peak RSS, target < 200 MB (bench/sarif-export.ts).
+ *
+ * Then (issue 24): 10,000 due schedules, three scheduler processes: time until every occurrence
+ * has created its scans, target < 15 s, and none twice (bench/schedules.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -49,6 +52,7 @@ import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
 import { benchSandboxStart, describeSandboxStart } from './sandbox-start.js';
 import { benchSarifExport, reportSarifExport } from './sarif-export.js';
+import { benchSchedules, reportSchedules } from './schedules.js';
 import { waitForHttp } from './support/http.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -251,6 +255,9 @@ async function main() {
     console.log('\nSARIF and CSV export of a scan with 100,000 findings…');
     const sarifExport = await benchSarifExport();
     reportSarifExport(sarifExport);
+    console.log('\nIssue 24: 10,000 due schedules, three scheduler processes…');
+    const schedules = await benchSchedules();
+    reportSchedules(schedules);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -267,6 +274,7 @@ async function main() {
           instructions,
           sandboxStart,
           sarifExport,
+          schedules,
         },
         null,
         2,
