@@ -31,6 +31,8 @@
  *
  * Then (issue 23): updating issues when a scan of 10,000 findings ends, against 100,000 issues of
  * its tenant, target < 1 s (bench/issues.ts).
+ * Then (issue 24): 10,000 due schedules, three scheduler processes: time until every occurrence
+ * has created its scans, target < 15 s, and none twice (bench/schedules.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -53,6 +55,7 @@ import { benchParsers, reportParsers } from './parsers.js';
 import { benchClaims, benchDispatch, benchFindingScans, benchGraphile } from './queue.js';
 import { benchSandboxStart, describeSandboxStart } from './sandbox-start.js';
 import { benchSarifExport, reportSarifExport } from './sarif-export.js';
+import { benchSchedules, reportSchedules } from './schedules.js';
 import { waitForHttp } from './support/http.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -257,6 +260,9 @@ async function main() {
     reportSarifExport(sarifExport);
     const issues = await benchIssues();
     reportIssues(issues);
+    console.log('\nIssue 24: 10,000 due schedules, three scheduler processes…');
+    const schedules = await benchSchedules();
+    reportSchedules(schedules);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -274,6 +280,7 @@ async function main() {
           sandboxStart,
           sarifExport,
           issues,
+          schedules,
         },
         null,
         2,

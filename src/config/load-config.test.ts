@@ -86,6 +86,25 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the scheduler settings', () => {
+    expect(loadConfig({}).scheduler).toEqual({
+      enabled: true,
+      pollMs: 5_000,
+      lateAfterMs: 300_000,
+      maxFailures: 3,
+    });
+    expect(
+      loadConfig({
+        SCHEDULER: 'off',
+        SCHEDULER_POLL_MS: '250',
+        SCHEDULE_LATE_AFTER_MS: '0',
+        SCHEDULE_MAX_FAILURES: '10',
+      }).scheduler,
+    ).toEqual({ enabled: false, pollMs: 250, lateAfterMs: 0, maxFailures: 10 });
+    expect(() => loadConfig({ SCHEDULER: 'maybe' })).toThrow(/SCHEDULER.*on or off/);
+    expect(() => loadConfig({ SCHEDULE_MAX_FAILURES: '0' })).toThrow(/SCHEDULE_MAX_FAILURES/);
+  });
+
   it('switches to JWKS with issuer and audience', () => {
     expect(
       loadConfig({

@@ -45,6 +45,14 @@ export interface Config {
   readonly webhookTenantMaxInFlight: number;
   /** `POST /webhooks/:id/test` calls in progress per tenant, over every process (WEBHOOK_TEST_MAX_CONCURRENT). */
   readonly webhookTestMaxConcurrent: number;
+  /** Scheduled scans (SCHEDULER_*, SCHEDULE_*): how often due schedules are looked for, when an
+   * occurrence counts as missed, and after how many runs without a scan a schedule pauses. */
+  readonly scheduler: {
+    readonly enabled: boolean;
+    readonly pollMs: number;
+    readonly lateAfterMs: number;
+    readonly maxFailures: number;
+  };
   readonly workers: number;
   readonly workerConcurrency: number;
   /** How long a claimed scan stays with a worker that stopped heartbeating (WORKER_LEASE_MS). */
@@ -163,6 +171,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** `on` (the default) or `off`. */
+function onOff(env: Env, name: string): boolean {
+  const raw = read(env, name) ?? 'on';
+  if (raw !== 'on' && raw !== 'off') {
+    throw new ConfigError(name, `must be on or off, got "${raw}"`);
+  }
+  return raw === 'on';
 }
 
 function boolean(env: Env, name: string): boolean {
@@ -423,6 +440,12 @@ export function loadConfig(env: Env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
     webhookTenantMaxInFlight: integer(env, 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 4, 1, 1000),
     webhookTestMaxConcurrent: integer(env, 'WEBHOOK_TEST_MAX_CONCURRENT', 2, 1, 1000),
+    scheduler: Object.freeze({
+      enabled: onOff(env, 'SCHEDULER'),
+      pollMs: integer(env, 'SCHEDULER_POLL_MS', 5_000, 10, 3_600_000),
+      lateAfterMs: integer(env, 'SCHEDULE_LATE_AFTER_MS', 300_000, 0, 86_400_000),
+      maxFailures: integer(env, 'SCHEDULE_MAX_FAILURES', 3, 1, 1000),
+    }),
     workers: integer(env, 'WORKERS', 1, 0, 64),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),

@@ -71,6 +71,8 @@ export const ERROR_CATALOG = {
   // A Rampart extension (README, "Error codes Rampart adds"): redelivery of a webhook delivery.
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
   ASSET_NOT_FOUND: { status: 404, message: 'Asset not found' },
+  // A Rampart extension (README, "Error codes Rampart adds"): scheduled scans.
+  SCHEDULE_NOT_FOUND: { status: 404, message: 'Schedule not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },

@@ -23,6 +23,7 @@ import { migrate } from '../adapters/db/migrate.js';
 import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
 import { resealStoredSecrets } from '../adapters/db/reseal-secrets.js';
 import { createScanStore } from '../adapters/db/scans.repository.js';
+import { createScheduleStore } from '../adapters/db/schedules.repository.js';
 import { createTemplateStore } from '../adapters/db/templates.repository.js';
 import { createTenantStore } from '../adapters/db/tenants.repository.js';
 import { createUsageStore } from '../adapters/db/usage.repository.js';
@@ -51,11 +52,13 @@ import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { type AssetReverifier, startAssetReverifier } from '../workers/asset-reverifier.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
+import type { Scheduler } from '../workers/scheduler.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
+import { startProcessScheduler } from './scheduler.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -94,6 +97,8 @@ export interface ComposedApp {
   readonly dispatcher: WebhookDispatcher;
   /** Checks verified assets again every VERIFICATION_INTERVAL_HOURS (every process runs one). */
   readonly reverifier: AssetReverifier;
+  /** The scheduler of scheduled scans (null: WORKERS=0 or SCHEDULER=off). */
+  readonly scheduler: Scheduler | null;
   close(): Promise<void>;
 }
 
@@ -272,6 +277,7 @@ export async function composeApp(
     templates: createTemplateStore(database.db),
     assets: createAssetStore(database.db),
     proofs,
+    schedules: createScheduleStore(database.db),
     secrets,
     usage: createUsageStore(database.db),
     webhookUrls: {
@@ -311,6 +317,17 @@ export async function composeApp(
     onScanEnded: () => dispatcher.wake(),
   });
   workerDirectory.invalidate();
+  const scheduler = startProcessScheduler({
+    config,
+    database,
+    resolver,
+    secrets,
+    childScans: sentinel,
+    logger,
+    workers: workerDirectory,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
+  });
   return {
     app,
     deps,
@@ -319,9 +336,11 @@ export async function composeApp(
     workers,
     dispatcher,
     reverifier,
+    scheduler,
     async close() {
       await app.close();
       await reverifier.stop();
+      await scheduler?.stop();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await egress?.release();
       await dispatcher.stop();

@@ -12,13 +12,15 @@ import { checkResolvedTarget } from '../adapters/dns/resolve-target.js';
 import { createLogger } from '../adapters/http/logger.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import { loadConfigOrExit } from '../config/load-config.js';
+import type { TargetResolver } from '../use-cases/ports/scans.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines, resolveSecretBox } from './compose.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { scannerSandbox } from './scanner-sandbox.js';
+import { startProcessScheduler } from './scheduler.js';
 import { startWorkerHealthServer } from './worker-health.js';
-import { realEngineRunners, startWorkers } from './workers.js';
+import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
@@ -42,14 +44,28 @@ async function main(): Promise<void> {
   });
   const egress = await startEgressRules(config, sandbox, logger);
   await removeLeftoverScanWorkspaces(logger);
+  const resolver: TargetResolver = {
+    check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate),
+  };
+  const parents = sentinelLifecycle(database);
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,
     runners,
-    resolver: { check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate) },
+    resolver,
     secrets,
     logger,
+    parents,
     onScanEnded: () => dispatcher.wake(),
+  });
+  // Scheduled scans are created here too (SCHEDULER=off leaves them to other processes).
+  const scheduler = startProcessScheduler({
+    config: { ...config, workers: Math.max(1, config.workers) },
+    database,
+    resolver,
+    secrets,
+    childScans: parents,
+    logger,
   });
   // The loops' timers are unref()'d (an API process or a test that stops them must be free to
   // end), and while the database is away no socket is open either: without this the event loop
@@ -64,7 +80,8 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'stopping workers');
-    Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)))
+    Promise.resolve(scheduler?.stop())
+      .then(() => Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs))))
       .then(() => egress?.release())
       .then(() => dispatcher.stop())
       .then(() => webhookClient.close())

@@ -39,9 +39,11 @@ describe('POST /api/v1/api-keys', () => {
       revokedAt: null,
       rotatedToKeyId: null,
     });
-    // The specification's 14 scopes and the extensions' (README, "Assets").
+    // The specification's 14 scopes and the extensions' (assets:*, schedules:*).
     expect(apiKey.scopes).toEqual([...SCOPES]);
-    expect(apiKey.scopes).toEqual(expect.arrayContaining(['scans:create', 'usage:read']));
+    expect(apiKey.scopes).toEqual(
+      expect.arrayContaining(['scans:create', 'usage:read', 'assets:write', 'schedules:write']),
+    );
     expect(apiKey.allowedScanTypes).toEqual([
       'nmap',
       'zap',

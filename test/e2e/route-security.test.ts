@@ -20,6 +20,7 @@ const NOT_FOUND = {
   webhook: { noun: 'webhook', code: 'WEBHOOK_NOT_FOUND', error: 'Webhook not found' },
   template: { noun: 'template', code: 'TEMPLATE_NOT_FOUND', error: 'Template not found' },
   asset: { noun: 'asset', code: 'ASSET_NOT_FOUND', error: 'Asset not found' },
+  schedule: { noun: 'schedule', code: 'SCHEDULE_NOT_FOUND', error: 'Schedule not found' },
   apiKey: { noun: 'API key', code: 'API_KEY_NOT_FOUND', error: 'API key not found' },
   tenant: { noun: 'tenant', code: 'TENANT_NOT_FOUND', error: 'Tenant not found' },
 } as const;
@@ -168,6 +169,29 @@ const ROUTES: Record<string, RouteAccess> = {
     scope: 'assets:write',
     resource: 'asset',
   },
+  'POST /api/v1/schedules': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    admitted: MISSING_FIELD,
+    body: {},
+  },
+  'GET /api/v1/schedules': { auth: 'api-key', scope: 'schedules:read', admitted: OK },
+  'GET /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:read',
+    resource: 'schedule',
+  },
+  'PATCH /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    resource: 'schedule',
+    body: { paused: true },
+  },
+  'DELETE /api/v1/schedules/:scheduleId': {
+    auth: 'api-key',
+    scope: 'schedules:write',
+    resource: 'schedule',
+  },
 
   'POST /api/v1/api-keys': { auth: 'jwt', admitted: MISSING_FIELD, body: {} },
   'GET /api/v1/api-keys': { auth: 'jwt', admitted: OK },
@@ -257,6 +281,14 @@ beforeAll(async () => {
   owned.asset = (
     await create('/api/v1/assets', { name: 'owned', kind: 'domain', value: 'owned.example' })
   ).asset.id;
+  owned.schedule = (
+    await create('/api/v1/schedules', {
+      name: 'owned',
+      scan: { scanType: 'nmap' },
+      targets: ['203.0.113.9'],
+      cron: '0 3 * * *',
+    })
+  ).schedule.id;
   const intruderKey = async (scopes: Scope[]) =>
     (await createKey(ctx.app, intruderToken, { scopes, ...limits })).rawKey;
   await Promise.all(
@@ -326,6 +358,7 @@ describe('the route table', () => {
       `/api/v1/webhooks/${owned.webhook}`,
       `/api/v1/templates/${owned.template}`,
       `/api/v1/assets/${owned.asset}`,
+      `/api/v1/schedules/${owned.schedule}`,
       `/api/v1/api-keys/${owned.apiKey}`,
     ]) {
       expect((await ctx.app.request(path, { headers: bearer(ownerToken) })).status, path).toBe(200);

@@ -19,6 +19,8 @@ export interface Database {
   issue_keys: IssueKeysTable;
   issue_events: IssueEventsTable;
   assets: AssetsTable;
+  schedules: SchedulesTable;
+  schedule_runs: ScheduleRunsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -333,3 +335,41 @@ export interface AssetsTable {
 }
 
 export type AssetRow = Selectable<AssetsTable>;
+
+export interface SchedulesTable {
+  id: string;
+  tenant_id: string;
+  api_key_id: string | null;
+  /** The creating key's allowedScanTypes when the schedule was written (null: every engine). */
+  allowed_scan_types: string[] | null;
+  name: string;
+  description: string | null;
+  scan: ColumnType<Record<string, unknown>, string, string>;
+  template_id: string | null;
+  targets: string[];
+  cron: string | null;
+  time_zone: string | null;
+  interval_seconds: number | null;
+  interval_anchor: NullableTimestamp;
+  missed_run_policy: string;
+  paused: boolean;
+  paused_reason: string | null;
+  consecutive_failures: number;
+  next_run_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ScheduleRow = Selectable<SchedulesTable>;
+
+export interface ScheduleRunsTable {
+  schedule_id: string;
+  occurrence_at: Timestamp;
+  ran_at: Timestamp;
+  outcome: string;
+  scan_ids: ColumnType<string[], string[] | undefined, string[]>;
+  /** `[{ target, code, message }]`: the scans of the occurrence that could not be created. */
+  errors: ColumnType<unknown, string | undefined, string>;
+  /** Due occurrences not run by this claim (skipped, or folded into a run_once run). */
+  missed: ColumnType<number, number | undefined, number>;
+}

@@ -232,7 +232,10 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
     },
 
     async insertSentinel(parent, children, run, quotaMonth) {
-      return db.transaction().execute(async (trx) => {
+      // Inside a transaction already (a schedule's claim, claim-schedules.ts): part of that one.
+      const atomically = <R>(work: (trx: typeof db) => Promise<R>) =>
+        db.isTransaction ? work(db) : db.transaction().execute(work);
+      return atomically(async (trx) => {
         // The parent exactly as `insert` stores a scan (quota, row, NOTIFY at commit).
         const inserted = await trx.executeQuery(
           CompiledQuery.raw(INSERT_SQL, insertValues(parent.tenantId, quotaMonth, [parent])),

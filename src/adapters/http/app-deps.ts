@@ -10,6 +10,7 @@ import type {
 import type { AssetStore, ProofReader } from '../../use-cases/ports/assets.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
+import type { ScheduleStore } from '../../use-cases/ports/schedules.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
 import type { TemplateStore } from '../../use-cases/ports/templates.js';
 import type { TenantStore } from '../../use-cases/ports/tenants.js';
@@ -60,6 +61,7 @@ export interface AppDeps {
   readonly assets: AssetStore;
   /** Reads ownership proofs: TXT records, the HTTPS file (through the webhook SSRF guard). */
   readonly proofs: ProofReader;
+  readonly schedules: ScheduleStore;
   /** Seals credentials of engine options before scans and templates store them (SECRETS_KEY). */
   readonly secrets: SecretBox;
   readonly usage: UsageStore;

@@ -23,6 +23,7 @@ import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerAssetRoutes } from './routes/assets/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerScanRoutes } from './routes/scans/index.js';
+import { registerScheduleRoutes } from './routes/schedules/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
 import { registerTemplateRoutes } from './routes/templates/index.js';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerWebhookRoutes(apiKeyContext, deps);
     registerTemplateRoutes(apiKeyContext, deps);
     registerAssetRoutes(apiKeyContext, deps);
+    registerScheduleRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
     done();
   });

@@ -64,6 +64,10 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
         description:
           'Registered targets with proof of ownership (a Rampart extension; scopes assets:read and assets:write)',
       },
+      {
+        name: 'schedules',
+        description: 'Scheduled scans (an extension; scopes schedules:read, schedules:write)',
+      },
       { name: 'system', description: 'Health, readiness and this document (no credentials)' },
       {
         name: 'webhook-events',

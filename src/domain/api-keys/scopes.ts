@@ -1,6 +1,7 @@
 /**
- * The complete scope list of the specification ("Scopes (complete list)"), and the extensions'
- * scopes after it (README, "Assets"): keys created without `scopes` get every one.
+ * The complete scope list of the specification ("Scopes (complete list)"), then the scopes of
+ * Rampart's extensions (README, "Assets", "Scheduled scans"); a key created without `scopes` gets
+ * them all.
  */
 export const SCOPES = [
   'scans:create',
@@ -17,8 +18,11 @@ export const SCOPES = [
   'webhooks:update',
   'webhooks:delete',
   'usage:read',
+  // Extensions (README): assets, scheduled scans.
   'assets:read',
   'assets:write',
+  'schedules:read',
+  'schedules:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -145,11 +145,16 @@ export interface ScanCaller {
   readonly allowedScanTypes: readonly string[] | null;
 }
 
-export async function createScan(
-  deps: CreateScanDeps,
+/**
+ * The checks of a scan request that need no I/O but the template lookup: the template merged in,
+ * the body validated, TEMPLATE_NOT_FOUND in its turn. Schedules run it over each target when they
+ * are written, so a schedule that could never create its scans is refused at once.
+ */
+export async function checkScanRequest(
+  deps: Pick<CreateScanDeps, 'templates' | 'allowPrivateTargets'>,
   caller: ScanCaller,
   body: unknown,
-): Promise<ScanCreatedView> {
+): Promise<{ request: ValidScanRequest; template: TemplateRecord | null }> {
   const input =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
@@ -181,7 +186,15 @@ export async function createScan(
   if (templateMissing) {
     throw new ApiError('TEMPLATE_NOT_FOUND');
   }
-  const request = check.request;
+  return { request: check.request, template };
+}
+
+export async function createScan(
+  deps: CreateScanDeps,
+  caller: ScanCaller,
+  body: unknown,
+): Promise<ScanCreatedView> {
+  const { request, template } = await checkScanRequest(deps, caller, body);
   // After every other field code (INVALID_ASSET_ID is the last of step 6).
   const engines =
     request.engine.kind === 'tool'

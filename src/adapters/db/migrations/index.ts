@@ -11,6 +11,7 @@ import { migration0011 } from './0011-findings-sarif-order.js';
 import { migration0012 } from './0012-redeliveries.js';
 import { migration0013 } from './0013-issues.js';
 import { migration0014 } from './0014-assets.js';
+import { migration0015 } from './0015-schedules.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0012,
   migration0013,
   migration0014,
+  migration0015,
 ];

@@ -1,0 +1,71 @@
+/**
+ * Starting the scheduler of a process that runs scan workers (the API process with WORKERS > 0,
+ * and `npm run worker`), unless SCHEDULER=off. Its scans are created as POST /api/v1/scans
+ * creates them, with this process's resolver, URL check, secrets and clock.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../adapters/db/connect.js';
+import { createWorkerDirectory } from '../adapters/db/worker-directory.js';
+import type { LookupAddresses } from '../adapters/dns/resolve-target.js';
+import { createScheduleClaimer } from '../adapters/queue/claim-schedules.js';
+import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
+import type { Config } from '../config/load-config.js';
+import type { Clock } from '../use-cases/ports/common.js';
+import type { TargetResolver, WorkerDirectory } from '../use-cases/ports/scans.js';
+import type { SecretBox } from '../use-cases/ports/secrets.js';
+import type { ChildScanPlanner } from '../use-cases/scans/create-scan.js';
+import { runDueSchedules } from '../use-cases/schedules/run-due-schedules.js';
+import { type Scheduler, startScheduler } from '../workers/scheduler.js';
+
+/**
+ * Schedules per claim (one transaction). Small enough that a claim holds its rows briefly and a
+ * failure rolls back little; large enough that 10,000 due schedules need few round trips
+ * (bench/schedules.ts).
+ */
+export const SCHEDULER_BATCH = 50;
+
+export function startProcessScheduler(options: {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly resolver: TargetResolver;
+  readonly secrets: SecretBox;
+  readonly childScans: ChildScanPlanner;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly workers?: WorkerDirectory;
+  readonly webhookLookup?: LookupAddresses;
+}): Scheduler | null {
+  const { config } = options;
+  if (config.workers === 0 || !config.scheduler.enabled) {
+    return null;
+  }
+  const deps = {
+    claimer: createScheduleClaimer(options.database),
+    childScans: options.childScans,
+    workers:
+      options.workers ??
+      createWorkerDirectory(options.database.db, { staleAfterMs: config.workerLeaseMs }),
+    resolver: options.resolver,
+    urls: {
+      check: (url: string) =>
+        checkWebhookUrl(url, config.allowPrivateWebhooks, options.webhookLookup),
+    },
+    ids: { uuid: randomUUID },
+    randomBytes,
+    allowPrivateTargets: config.allowPrivateTargets,
+    requireVerifiedTargets: config.verification.requireVerifiedTargets,
+    secrets: options.secrets,
+    clock: options.clock ?? { now: () => new Date() },
+    lateAfterMs: config.scheduler.lateAfterMs,
+    maxFailures: config.scheduler.maxFailures,
+    batchSize: SCHEDULER_BATCH,
+  };
+  return startScheduler({
+    database: options.database,
+    claim: () => runDueSchedules(deps),
+    batchSize: SCHEDULER_BATCH,
+    pollMs: config.scheduler.pollMs,
+    logger: options.logger,
+  });
+}

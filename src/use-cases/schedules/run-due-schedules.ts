@@ -1,0 +1,223 @@
+/**
+ * One claim of the scheduler: the due schedules, each decided by its missed-run policy, its
+ * occurrence's scans created through the same use case as POST /api/v1/scans (validation, target
+ * checks, worker availability, quota), the run recorded and the next run time stored, all in the
+ * claim's transaction.
+ *
+ * Why inside the transaction rather than "record the occurrence, commit, then create": an
+ * occurrence then has exactly one outcome. Its scans, its schedule_runs row (whose key is the
+ * schedule and the occurrence: reserve() refuses a second one) and the new next run time commit
+ * together, so a process killed mid-claim leaves no half-made occurrence to repair, and another
+ * process simply claims it again. The price: the transaction holds the claimed schedules' rows
+ * while their target names resolve (TARGET_NOT_ALLOWED checks); those lookups are all made before
+ * the first scan is stored, so the tenant's quota row (locked by a scan insert until commit) is
+ * never held across one, and POST /scans of the same tenant waits only for the claim's writes.
+ */
+import { ApiError } from '../../domain/errors.js';
+import { decideDue } from '../../domain/schedules/recurrence.js';
+import type {
+  ScheduleClaim,
+  ScheduleClaimer,
+  ScheduleRecord,
+  ScheduleRun,
+  ScheduleState,
+} from '../ports/schedules.js';
+import { type CreateScanDeps, checkScanRequest, createScan } from '../scans/create-scan.js';
+
+export interface RunSchedulesDeps extends Omit<CreateScanDeps, 'scans' | 'templates' | 'assets'> {
+  readonly claimer: ScheduleClaimer;
+  /** An occurrence claimed later than this after its time counts as missed (SCHEDULE_LATE_AFTER_MS). */
+  readonly lateAfterMs: number;
+  /** Consecutive runs that create no scan before the schedule pauses (SCHEDULE_MAX_FAILURES). */
+  readonly maxFailures: number;
+  /** Schedules per claim (one transaction). */
+  readonly batchSize: number;
+}
+
+/** Runs one claim; resolves to how many schedules it claimed (batchSize: more may be due). */
+export async function runDueSchedules(deps: RunSchedulesDeps): Promise<number> {
+  const now = deps.clock.now();
+  // Read before the claim: inside it the transaction is the only connection to use (PGlite).
+  const runnable = await deps.workers.runnableEngines();
+  const workers = { runnableEngines: async () => runnable };
+  return deps.claimer.claimDue(now, deps.batchSize, async (claim) => {
+    // The lookups first (targets' names, callback hosts): the first scan stored locks the
+    // tenant's quota row until commit, and no lookup should be waited for while it is held.
+    const lookups = await lookUpFirst(deps, claim, now);
+    await runClaim({ ...deps, ...lookups, workers }, claim, now);
+  });
+}
+
+/** Every scan body of the claimed schedules' occurrences that will run. */
+function* bodiesOf(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date) {
+  for (const schedule of claim.schedules) {
+    const { run } = decideDue(
+      schedule.recurrence,
+      schedule.nextRunAt ?? now,
+      now,
+      schedule.missedRunPolicy,
+      deps.lateAfterMs,
+    );
+    if (run !== null) {
+      for (const target of schedule.targets) {
+        yield { schedule, body: scanBody(schedule, target) };
+      }
+    }
+  }
+}
+
+/**
+ * Resolves the claim's target names and callback URLs once, before anything is stored, and
+ * answers createScan's checks from those results.
+ */
+async function lookUpFirst(
+  deps: RunSchedulesDeps,
+  claim: ScheduleClaim,
+  now: Date,
+): Promise<Pick<CreateScanDeps, 'resolver' | 'urls'>> {
+  const targets = new Map<string, ReturnType<CreateScanDeps['resolver']['check']>>();
+  const urls = new Map<string, ReturnType<CreateScanDeps['urls']['check']>>();
+  for (const { schedule, body } of bodiesOf(deps, claim, now)) {
+    try {
+      const { request } = await checkScanRequest(
+        { templates: claim.templates, allowPrivateTargets: deps.allowPrivateTargets },
+        callerOf(schedule),
+        body,
+      );
+      const resolves =
+        deps.allowPrivateTargets !== true &&
+        !request.target.hostIsAddress &&
+        request.target.host !== null;
+      if (resolves && !targets.has(request.target.value)) {
+        const checked = deps.resolver.check(request.target, deps.allowPrivateTargets);
+        targets.set(request.target.value, checked);
+        await checked;
+      }
+      if (request.callbackUrl !== null && !urls.has(request.callbackUrl)) {
+        const checked = deps.urls.check(request.callbackUrl);
+        urls.set(request.callbackUrl, checked);
+        await checked;
+      }
+    } catch (error) {
+      // A refusal is answered again, and recorded, when the scan is created.
+      if (!(error instanceof ApiError)) {
+        throw error;
+      }
+    }
+  }
+  return {
+    resolver: {
+      check: (target, policy) => targets.get(target.value) ?? deps.resolver.check(target, policy),
+    },
+    urls: { check: (url) => urls.get(url) ?? deps.urls.check(url) },
+  };
+}
+
+function callerOf(schedule: ScheduleRecord) {
+  return {
+    tenantId: schedule.tenantId,
+    apiKeyId: schedule.apiKeyId,
+    allowedScanTypes: schedule.allowedScanTypes,
+  };
+}
+
+function scanBody(schedule: ScheduleRecord, target: string): Record<string, unknown> {
+  return {
+    ...schedule.scan,
+    target,
+    ...(schedule.templateId === null ? {} : { templateId: schedule.templateId }),
+  };
+}
+
+/**
+ * Every claimed schedule decided, the occurrences to run reserved in one statement, their scans
+ * created (concurrently: the scan store batches one tenant's inserts into one statement), then the
+ * runs and the next run times written in one statement each.
+ */
+async function runClaim(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date): Promise<void> {
+  const decided = claim.schedules.map((schedule) => ({
+    schedule,
+    due: schedule.nextRunAt ?? now,
+    decision: decideDue(
+      schedule.recurrence,
+      schedule.nextRunAt ?? now,
+      now,
+      schedule.missedRunPolicy,
+      deps.lateAfterMs,
+    ),
+  }));
+  const reserved = await claim.reserve(
+    decided.flatMap(({ schedule, decision }) =>
+      decision.run === null ? [] : [{ scheduleId: schedule.id, occurrenceAt: decision.run }],
+    ),
+  );
+  const scanDeps: CreateScanDeps = {
+    ...deps,
+    scans: claim.scans,
+    templates: claim.templates,
+    assets: claim.assets,
+  };
+  const outcomes = await Promise.all(
+    decided.map(async ({ schedule, due, decision }) => {
+      let failures = schedule.consecutiveFailures;
+      let pausedReason: string | null = null;
+      let run: ScheduleRun | null = null;
+      if (decision.run === null) {
+        run = {
+          occurrenceAt: due,
+          ranAt: now,
+          outcome: 'skipped',
+          scanIds: [],
+          errors: [],
+          missed: decision.missed,
+        };
+      } else if (reserved.has(schedule.id)) {
+        const made = await Promise.all(
+          schedule.targets.map(async (target) => {
+            try {
+              const scan = await createScan(
+                scanDeps,
+                callerOf(schedule),
+                scanBody(schedule, target),
+              );
+              return { id: scan.id, error: null };
+            } catch (error) {
+              // A refusal is this occurrence's outcome; anything else rolls the claim back.
+              if (!(error instanceof ApiError)) {
+                throw error;
+              }
+              const refusal = { target, code: error.code as string, message: error.message };
+              return { id: null, error: refusal };
+            }
+          }),
+        );
+        const scanIds = made.flatMap((one) => (one.id === null ? [] : [one.id]));
+        const errors = made.flatMap((one) => (one.error === null ? [] : [one.error]));
+        run = {
+          occurrenceAt: decision.run,
+          ranAt: now,
+          outcome: errors.length === 0 ? 'created' : scanIds.length === 0 ? 'failed' : 'partial',
+          scanIds,
+          errors,
+          missed: decision.missed,
+        };
+        failures = scanIds.length === 0 ? failures + 1 : 0;
+        const [last] = errors;
+        if (failures >= deps.maxFailures && last !== undefined) {
+          pausedReason = `paused after ${failures} consecutive runs that created no scan; last: ${last.code}: ${last.message}`;
+        }
+      }
+      const state: ScheduleState = {
+        nextRunAt: decision.nextRunAt,
+        paused: pausedReason !== null,
+        pausedReason,
+        consecutiveFailures: failures,
+      };
+      return { scheduleId: schedule.id, run, state };
+    }),
+  );
+  await claim.record(
+    outcomes.flatMap(({ scheduleId, run }) => (run === null ? [] : [{ scheduleId, run }])),
+  );
+  await claim.advance(outcomes.map(({ scheduleId, state }) => ({ scheduleId, state })));
+}

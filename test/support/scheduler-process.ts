@@ -1,0 +1,60 @@
+/**
+ * A scheduler process for the multi-process schedule test and bench (run with tsx): the
+ * production scheduler (startProcessScheduler) over PostgreSQL, with an injected clock fixed at
+ * RAMPART_TEST_NOW, every engine runnable, and a target resolver that admits every name. With
+ * RAMPART_TEST_HANG_AT=<n> the n-th target check never returns: the process then holds its claim
+ * (rows locked, some scans inserted, nothing committed) and prints "holding" so that a test can
+ * SIGKILL it mid-claim.
+ *
+ * Env: DATABASE_URL, RAMPART_TEST_SCHEMA, RAMPART_TEST_NOW, SCHEDULER_POLL_MS, RAMPART_TEST_HANG_AT.
+ * Prints "ready" once its scheduler runs.
+ */
+import { connectPostgres } from '../../src/adapters/db/connect.js';
+import { createLogger } from '../../src/adapters/http/logger.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { ENGINE_NAMES } from '../../src/engines/engine.js';
+import { startProcessScheduler } from '../../src/main/scheduler.js';
+import { sentinelLifecycle } from '../../src/main/workers.js';
+import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
+import { testSecretBox } from './secrets.js';
+
+const env = process.env;
+const config = loadConfig({ ...env, WORKERS: '1', LOG_LEVEL: 'warn' });
+const schema = env.RAMPART_TEST_SCHEMA;
+const database = connectPostgres(config.databaseUrl ?? '', {
+  ...(schema ? { schema } : {}),
+  poolSize: 4,
+});
+const now = new Date(env.RAMPART_TEST_NOW ?? Date.now());
+const hangAt = Number(env.RAMPART_TEST_HANG_AT ?? '0');
+let checks = 0;
+const resolver: TargetResolver = {
+  async check() {
+    checks += 1;
+    if (checks === hangAt) {
+      process.stdout.write('holding\n');
+      await new Promise(() => {});
+    }
+    return { ok: true, addresses: ['203.0.113.7'] };
+  },
+};
+const runnable = new Map(ENGINE_NAMES.map((name) => [name, { sandboxed: false }]));
+const scheduler = startProcessScheduler({
+  config,
+  database,
+  resolver,
+  secrets: testSecretBox(),
+  childScans: sentinelLifecycle(database),
+  logger: createLogger('warn'),
+  clock: { now: () => now },
+  workers: { runnableEngines: async () => runnable },
+});
+// The loop's timer is unref()'d: hold the process open until SIGTERM (or SIGKILL).
+const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
+process.stdout.write('ready\n');
+process.once('SIGTERM', () => {
+  void Promise.resolve(scheduler?.stop())
+    .then(() => database.close())
+    .finally(() => clearInterval(keepAlive))
+    .then(() => process.exit(0));
+});
