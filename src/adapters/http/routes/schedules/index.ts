@@ -73,7 +73,11 @@ const ScheduleSchema = Type.Object(
 );
 
 const ScheduleIdParams = Type.Object({
-  scheduleId: Type.String({ format: 'uuid', 'x-invalid-code': 'SCHEDULE_NOT_FOUND' }),
+  scheduleId: Type.String({
+    format: 'uuid',
+    'x-invalid-code': 'SCHEDULE_NOT_FOUND',
+    description: 'The schedule id (a UUID)',
+  }),
 });
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
