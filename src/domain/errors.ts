@@ -66,6 +66,8 @@ export const ERROR_CATALOG = {
   TENANT_NOT_FOUND: { status: 404, message: 'Tenant not found' },
   // A Rampart extension (README, "Error codes Rampart adds"): redelivery of a webhook delivery.
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
+  // A Rampart extension: an issue (findings across rescans, issue 23) unknown or another tenant's.
+  ISSUE_NOT_FOUND: { status: 404, message: 'Issue not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },

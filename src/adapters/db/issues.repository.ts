@@ -17,9 +17,12 @@
  * fingerprint; the rows an update moves are locked in id order first, so two such ends never
  * deadlock over them.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Severity } from '../../domain/findings/finding.js';
 import type { ScanEndForIssues } from '../../domain/issues/issue.js';
-import { EXPIRY_ACTOR } from '../../domain/issues/triage.js';
+import { EXPIRY_ACTOR, type TriageState } from '../../domain/issues/triage.js';
+import type { IssueRecord, IssueStore } from '../../use-cases/ports/issues.js';
+import type { Database, IssueRow } from './database.js';
 import type { Db } from './scan-rows.js';
 
 /** A scan's end as issues see it. */
@@ -228,4 +231,118 @@ export async function expireTriages(db: Db, tenantId: string | null = null): Pro
     )
     select count(*)::int as expired from expired`.execute(db);
   return rows[0]?.expired ?? 0;
+}
+
+function toIssue(row: IssueRow): IssueRecord {
+  return {
+    id: row.id,
+    target: row.target,
+    fingerprint: row.fingerprint,
+    engine: row.engine,
+    ruleId: row.rule_id,
+    title: row.title,
+    severity: row.severity as Severity,
+    toolSeverity: row.tool_severity,
+    category: row.category,
+    location: { host: row.host, port: row.port, protocol: row.protocol, url: row.url },
+    identifiers: { cve: row.cve, cwe: row.cwe },
+    description: row.description,
+    remediation: row.remediation,
+    references: row.refs,
+    firstSeenAt: row.first_seen_at,
+    lastSeenAt: row.last_seen_at,
+    firstScanId: row.first_scan_id,
+    lastScanId: row.last_scan_id,
+    occurrences: row.occurrences,
+    status: row.status,
+    statusChangedAt: row.status_changed_at,
+    triage: {
+      state: row.triage,
+      reason: row.triage_reason,
+      by: row.triaged_by,
+      at: row.triaged_at,
+      expiresAt: row.triage_expires_at,
+    },
+  };
+}
+
+/**
+ * The filter on the triage in effect at `now` (triageInEffect, in SQL): an accepted risk whose
+ * expiry passed counts as none, before housekeeping has written it.
+ */
+function triageInEffectIs(state: TriageState, now: Date) {
+  const expired = sql<boolean>`(triage = 'accepted_risk' and triage_expires_at <= ${now})`;
+  if (state === 'none') {
+    return sql<boolean>`(triage = 'none' or ${expired})`;
+  }
+  if (state === 'accepted_risk') {
+    return sql<boolean>`(triage = 'accepted_risk' and not ${expired} is true)`;
+  }
+  return sql<boolean>`(triage = ${state})`;
+}
+
+/** Issues as the API reads them (GET /api/v1/issues, /api/v1/issues/:issueId). */
+export function createIssueStore(db: Kysely<Database>): IssueStore {
+  return {
+    async list(tenantId, filter, page, now) {
+      let query = db.selectFrom('issues').where('tenant_id', '=', tenantId);
+      if (filter.target !== null) {
+        query = query.where('target', '=', filter.target);
+      }
+      if (filter.engine !== null) {
+        query = query.where('engine', '=', filter.engine);
+      }
+      if (filter.severity !== null) {
+        query = query.where('severity', '=', filter.severity);
+      }
+      if (filter.status !== null) {
+        query = query.where('status', '=', filter.status);
+      }
+      if (filter.triage !== null) {
+        query = query.where(triageInEffectIs(filter.triage, now));
+      }
+      if (filter.since !== null) {
+        query = query.where('last_seen_at', '>=', filter.since);
+      }
+      const [rows, count] = await Promise.all([
+        query
+          .selectAll()
+          .orderBy('severity_rank')
+          .orderBy('last_seen_at', 'desc')
+          .orderBy('id')
+          .limit(page.limit)
+          .offset((page.page - 1) * page.limit)
+          .execute(),
+        query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+      ]);
+      return { issues: rows.map(toIssue), total: Number(count?.n ?? 0) };
+    },
+    async get(tenantId, id) {
+      const row = await db
+        .selectFrom('issues')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row === undefined ? null : toIssue(row);
+    },
+    async history(tenantId, id) {
+      const rows = await db
+        .selectFrom('issue_events')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('issue_id', '=', id)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({
+        at: row.at,
+        kind: row.kind,
+        from: row.from_state,
+        to: row.to_state,
+        scanId: row.scan_id,
+        actor: row.actor,
+        reason: row.reason,
+      }));
+    },
+  };
 }

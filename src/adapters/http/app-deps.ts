@@ -8,6 +8,7 @@ import type {
   LastUsedRecorder,
 } from '../../use-cases/ports/api-keys.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
+import type { IssueStore } from '../../use-cases/ports/issues.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
 import type { TemplateStore } from '../../use-cases/ports/templates.js';
@@ -58,6 +59,8 @@ export interface AppDeps {
   /** Seals credentials of engine options before scans and templates store them (SECRETS_KEY). */
   readonly secrets: SecretBox;
   readonly usage: UsageStore;
+  /** Issues across rescans (issue 23). */
+  readonly issues: IssueStore;
   /** Checks webhook and callback URLs when they are given (ALLOW_PRIVATE_WEBHOOKS applied). */
   readonly webhookUrls: WebhookUrlChecker;
   readonly webhookSender: WebhookSender;

@@ -21,6 +21,7 @@ import { createTenantTokenBudget } from './plugins/tenant-token-budget.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
+import { registerIssueRoutes } from './routes/issues/index.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerOpenApi } from './routes/system/openapi.js';
@@ -29,6 +30,7 @@ import { registerGetUsage } from './routes/usage/get-usage.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
+import { IssueSchema } from './schemas/issue.js';
 import { FindingSchema, ScanDetail } from './schemas/scan.js';
 import { WebhookSchema } from './schemas/webhook.js';
 import { validatorCompiler } from './validation.js';
@@ -73,6 +75,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     ScanDetail,
     FindingSchema,
     WebhookSchema,
+    IssueSchema,
   ]) {
     app.addSchema(schema);
   }
@@ -93,6 +96,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerScanRoutes(apiKeyContext, deps);
     registerWebhookRoutes(apiKeyContext, deps);
     registerTemplateRoutes(apiKeyContext, deps);
+    registerIssueRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
     done();
   });

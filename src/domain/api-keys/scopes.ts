@@ -1,4 +1,8 @@
-/** The complete scope list of the specification ("Scopes (complete list)"). */
+/**
+ * The complete scope list of the specification ("Scopes (complete list)"), then Rampart's
+ * extensions: `results:triage` changes the triage of issues (issue 23). A key created without
+ * `scopes` gets all of them, as the specification says ("default is all scopes").
+ */
 export const SCOPES = [
   'scans:create',
   'scans:read',
@@ -14,6 +18,7 @@ export const SCOPES = [
   'webhooks:update',
   'webhooks:delete',
   'usage:read',
+  'results:triage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

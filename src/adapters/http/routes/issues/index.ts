@@ -1,0 +1,139 @@
+/**
+ * Issues across rescans (issue 23, a Rampart extension): read with results:read.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Severity } from '../../../../domain/findings/finding.js';
+import { ISSUE_STATUSES, type IssueStatus } from '../../../../domain/issues/issue.js';
+import { TRIAGE_STATES, type TriageState } from '../../../../domain/issues/triage.js';
+import { ENGINE_NAMES } from '../../../../engines/engine.js';
+import { getIssue, listIssues } from '../../../../use-cases/issues/read-issues.js';
+import type { AppDeps } from '../../app-deps.js';
+import { tenantCaller } from '../../request-auth.js';
+import {
+  API_KEY_AUTH_CODES,
+  errorResponses,
+  RATE_LIMIT_HEADERS,
+  success,
+} from '../../schemas/envelope.js';
+import { IssueIdParams, IssueRef, IssueWithHistory } from '../../schemas/issue.js';
+import { PageQuery, PaginationSchema, SeverityFilter } from '../../schemas/scan.js';
+
+const ListQuery = Type.Object({
+  target: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2048, description: 'Only issues of this target' }),
+  ),
+  engine: Type.Optional(
+    Type.String({
+      enum: ENGINE_NAMES.filter((name) => name !== 'sentinel'),
+      description: "Only issues whose latest finding is this engine's",
+    }),
+  ),
+  severity: Type.Optional({ ...SeverityFilter, description: 'Only issues of this severity' }),
+  status: Type.Optional(
+    Type.String({ enum: [...ISSUE_STATUSES], description: 'Only issues in this status' }),
+  ),
+  triage: Type.Optional(
+    Type.String({
+      enum: [...TRIAGE_STATES],
+      description: 'Only issues with this triage in effect',
+    }),
+  ),
+  since: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'Only issues last seen at or after this instant (ISO 8601 with a zone)',
+    }),
+  ),
+  ...PageQuery,
+});
+
+interface ListQueryValue {
+  target?: string;
+  engine?: string;
+  severity?: Severity;
+  status?: IssueStatus;
+  triage?: TriageState;
+  since?: string;
+  page?: number;
+  limit?: number;
+}
+
+export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get<{ Querystring: ListQueryValue }>(
+    '/api/v1/issues',
+    {
+      config: { scope: 'results:read' },
+      schema: {
+        operationId: 'listIssues',
+        summary:
+          "The tenant's issues (findings across rescans), most severe first, then last seen newest first; filtered and paged (a Rampart extension)",
+        tags: ['issues'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        querystring: ListQuery,
+        response: {
+          200: {
+            ...success(
+              Type.Object(
+                { issues: Type.Array(IssueRef), pagination: PaginationSchema },
+                { additionalProperties: false },
+              ),
+            ),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(
+            ...API_KEY_AUTH_CODES,
+            'INVALID_FIELD_VALUE',
+            'INVALID_PAGE',
+            'INVALID_LIMIT',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = tenantCaller(request);
+      const { target, engine, severity, status, triage, since } = request.query;
+      const { page = 1, limit = 20 } = request.query;
+      const data = await listIssues(
+        deps,
+        tenantId,
+        {
+          target: target ?? null,
+          engine: engine ?? null,
+          severity: severity ?? null,
+          status: status ?? null,
+          triage: triage ?? null,
+          since: since === undefined ? null : new Date(since),
+        },
+        { page, limit },
+      );
+      return { success: true, data };
+    },
+  );
+
+  app.get<{ Params: { issueId: string } }>(
+    '/api/v1/issues/:issueId',
+    {
+      config: { scope: 'results:read' },
+      schema: {
+        operationId: 'getIssue',
+        summary: 'One issue with its history of status and triage moves (a Rampart extension)',
+        tags: ['issues'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        params: IssueIdParams,
+        response: {
+          200: {
+            ...success(Type.Object({ issue: IssueWithHistory }, { additionalProperties: false })),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(...API_KEY_AUTH_CODES, 'ISSUE_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = tenantCaller(request);
+      const issue = await getIssue(deps, tenantId, request.params.issueId);
+      return { success: true, data: { issue } };
+    },
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * Issues as the API reads and triages them (issue 23). The store applies what the domain decides
+ * (domain/issues/triage.ts); a tenant never reads or changes another tenant's issue.
+ */
+import type { Severity } from '../../domain/findings/finding.js';
+import type { IssueStatus } from '../../domain/issues/issue.js';
+import type { Triage, TriageState } from '../../domain/issues/triage.js';
+import type { Page } from './common.js';
+
+/** An issue as stored: the latest finding's fields, its life over rescans and its triage. */
+export interface IssueRecord {
+  readonly id: string;
+  readonly target: string;
+  readonly fingerprint: string;
+  readonly engine: string;
+  readonly ruleId: string;
+  readonly title: string;
+  readonly severity: Severity;
+  readonly toolSeverity: string | null;
+  readonly category: string;
+  readonly location: {
+    readonly host: string | null;
+    readonly port: number | null;
+    readonly protocol: string | null;
+    readonly url: string | null;
+  };
+  readonly identifiers: { readonly cve: readonly string[]; readonly cwe: readonly string[] };
+  readonly description: string | null;
+  readonly remediation: string | null;
+  readonly references: readonly string[];
+  readonly firstSeenAt: Date;
+  readonly lastSeenAt: Date;
+  readonly firstScanId: string;
+  readonly lastScanId: string;
+  readonly occurrences: number;
+  readonly status: IssueStatus;
+  readonly statusChangedAt: Date;
+  readonly triage: Triage;
+}
+
+/** A row of an issue's history: a status move (by a scan) or a triage move (by someone). */
+export interface IssueEventRecord {
+  readonly at: Date;
+  readonly kind: 'status' | 'triage';
+  readonly from: string | null;
+  readonly to: string;
+  readonly scanId: string | null;
+  readonly actor: string | null;
+  readonly reason: string | null;
+}
+
+/** The list's filters; null: any. `triage` is the triage in effect at `now`. */
+export interface IssueFilter {
+  readonly target: string | null;
+  readonly engine: string | null;
+  readonly severity: Severity | null;
+  readonly status: IssueStatus | null;
+  readonly triage: TriageState | null;
+  /** Only issues last seen at or after this instant. */
+  readonly since: Date | null;
+}
+
+export interface IssueStore {
+  /** The tenant's issues matching `filter`, most severe first, then last seen newest first. */
+  list(
+    tenantId: string,
+    filter: IssueFilter,
+    page: Page,
+    now: Date,
+  ): Promise<{ readonly issues: IssueRecord[]; readonly total: number }>;
+  /** One of the tenant's issues, or null (unknown or another tenant's). */
+  get(tenantId: string, id: string): Promise<IssueRecord | null>;
+  /** An issue's history, oldest first. */
+  history(tenantId: string, id: string): Promise<IssueEventRecord[]>;
+}

@@ -1,0 +1,218 @@
+/**
+ * The issues API (issue 23, a Rampart extension) over real HTTP: scans run through the API and the
+ * worker with held engine doubles, then GET /api/v1/issues (filters, paging, the triage in
+ * effect) and GET /api/v1/issues/:issueId (with its history), another tenant's issue as 404.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DraftFinding } from '../../src/domain/findings/finding.js';
+import { fingerprintFinding } from '../../src/domain/findings/fingerprint.js';
+import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
+import { draftFinding, heldEngine } from '../doubles/engines.js';
+import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { createScan, waitForStatus } from '../support/scans.js';
+
+const engines = { nmap: heldEngine(), nuclei: heldEngine() };
+
+const ctx = useTestApp(
+  {
+    WORKERS: '1',
+    WORKER_CONCURRENCY: '4',
+    ALLOW_PRIVATE_TARGETS: 'true',
+    WORKER_SHUTDOWN_GRACE_MS: '100',
+    WORKER_LEASE_MS: '600000',
+  },
+  {
+    engineRunners: new Map(Object.entries(engines).map(([name, held]) => [name, held.engine])),
+    resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
+  },
+);
+
+const limits = { rateLimitPerMinute: 1000, rateLimitPerHour: 50_000 };
+let key = '';
+let keyId = '';
+let otherKey = '';
+let tenantId = '';
+
+beforeAll(async () => {
+  tenantId = randomUUID();
+  const created = await createKey(ctx.app, await tokenFor(tenantId), limits);
+  key = created.rawKey;
+  keyId = created.id;
+  otherKey = (await createKey(ctx.app, await tokenFor(randomUUID()), limits)).rawKey;
+});
+
+type Engine = keyof typeof engines;
+
+async function scan(engine: Engine, target: string, output: Partial<EngineRunOutput>) {
+  const { id } = await createScan(ctx.app, key, { target, scanType: engine });
+  await engines[engine].waitFor(id);
+  engines[engine].release(id, output);
+  await waitForStatus(ctx.app, key, id, ['completed', 'failed', 'cancelled']);
+  return id;
+}
+
+function port(host: string, portNumber: number, severity: DraftFinding['severity'] = 'info') {
+  return draftFinding({
+    title: `Open port ${portNumber}/tcp`,
+    severity,
+    location: { host, port: portNumber, protocol: 'tcp', url: null },
+    raw: { portid: String(portNumber) },
+  });
+}
+
+const get = (path: string, apiKey = key) =>
+  ctx.app.request(path, { headers: { 'x-api-key': apiKey } });
+
+async function issues(query: string) {
+  const response = await get(`/api/v1/issues?${query}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.data as {
+    issues: Array<Record<string, unknown> & { id: string; fingerprint: string }>;
+    pagination: Record<string, number>;
+  };
+}
+
+describe('GET /api/v1/issues and /api/v1/issues/:issueId', () => {
+  const target = '10.1.0.7';
+  const ssh = port(target, 22, 'medium');
+  const web = port(target, 80, 'low');
+  const sshFp = fingerprintFinding('nmap', ssh);
+  const webFp = fingerprintFinding('nmap', web);
+  let first = '';
+  let second = '';
+  let beforeSecond = '';
+
+  beforeAll(async () => {
+    first = await scan('nmap', target, { findings: [ssh, web] });
+    beforeSecond = new Date().toISOString();
+    second = await scan('nmap', target, { findings: [ssh] });
+    await scan('nuclei', '10.1.0.8', {
+      findings: [{ ...port('10.1.0.8', 443, 'high'), ruleId: 'tls-weak', title: 'Weak TLS' }],
+    });
+  });
+
+  it('lists the tenant issues, most severe first, with their life over rescans', async () => {
+    const data = await issues(`target=${target}`);
+    expect(data.pagination).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
+    expect(data.issues.map((issue) => [issue.fingerprint, issue.status])).toEqual([
+      [sshFp, 'open'],
+      [webFp, 'fixed'],
+    ]);
+    expect(data.issues[0]).toMatchObject({
+      target,
+      engine: 'nmap',
+      ruleId: ssh.ruleId,
+      title: 'Open port 22/tcp',
+      severity: 'medium',
+      location: { host: target, port: 22, protocol: 'tcp', url: null },
+      firstScanId: first,
+      lastScanId: second,
+      occurrences: 2,
+      triage: 'none',
+      triageReason: null,
+      triagedBy: null,
+      triagedAt: null,
+      triageExpiresAt: null,
+    });
+    expect(data.issues[0]).not.toHaveProperty('raw');
+    expect((await issues('')).issues.map((issue) => issue.severity)).toEqual([
+      'high',
+      'medium',
+      'low',
+    ]);
+  });
+
+  it('filters by target, engine, severity, status, triage and since, and pages', async () => {
+    const fps = async (query: string) =>
+      (await issues(query)).issues.map((issue) => issue.fingerprint);
+    expect(await fps(`target=${target}&status=fixed`)).toEqual([webFp]);
+    expect(await fps(`target=${target}&severity=medium`)).toEqual([sshFp]);
+    expect(await fps('engine=nuclei')).toHaveLength(1);
+    expect(await fps('engine=nmap&status=open')).toEqual([sshFp]);
+    expect(await fps(`target=${target}&since=${encodeURIComponent(beforeSecond)}`)).toEqual([
+      sshFp,
+    ]);
+    expect(await fps('triage=false_positive')).toEqual([]);
+    expect(await fps(`target=${target}&triage=none`)).toEqual([sshFp, webFp]);
+    const paged = await issues('limit=2&page=2');
+    expect(paged.pagination).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
+    expect(paged.issues).toHaveLength(1);
+  });
+
+  it('answers 400 INVALID_FIELD_VALUE to filter values it does not know', async () => {
+    for (const query of [
+      'status=closed',
+      'triage=ignored',
+      'severity=urgent',
+      'engine=burp',
+      'since=yesterday',
+    ]) {
+      const response = await get(`/api/v1/issues?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(response.body.code, query).toBe('INVALID_FIELD_VALUE');
+    }
+    expect((await get('/api/v1/issues?limit=101')).body.code).toBe('INVALID_LIMIT');
+  });
+
+  it('reads one issue with its history; another tenant gets 404 ISSUE_NOT_FOUND', async () => {
+    const [, fixed] = (await issues(`target=${target}`)).issues;
+    const response = await get(`/api/v1/issues/${fixed?.id}`);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.issue).toMatchObject({ id: fixed?.id, status: 'fixed' });
+    expect(
+      response.body.data.issue.history.map((event: Record<string, unknown>) => [
+        event.kind,
+        event.from,
+        event.to,
+        event.scanId,
+        event.actor,
+      ]),
+    ).toEqual([
+      ['status', null, 'open', first, null],
+      ['status', 'open', 'fixed', second, null],
+    ]);
+    for (const path of [`/api/v1/issues/${fixed?.id}`, `/api/v1/issues/${randomUUID()}`]) {
+      const other = await get(path, otherKey);
+      expect(other.status).toBe(404);
+      expect(other.body).toEqual({
+        success: false,
+        error: 'Issue not found',
+        code: 'ISSUE_NOT_FOUND',
+      });
+    }
+    expect((await get('/api/v1/issues/not-an-id')).body.code).toBe('ISSUE_NOT_FOUND');
+    expect((await get(`/api/v1/issues?target=${target}`, otherKey)).body.data.issues).toEqual([]);
+  });
+
+  it('shows an accepted risk past its expiry as none before housekeeping stores it', async () => {
+    const [open] = (await issues(`target=${target}&status=open`)).issues;
+    await sql`update issues set triage = 'accepted_risk', triage_reason = 'lab',
+      triaged_by = ${keyId}, triaged_at = now() - interval '2 days',
+      triage_expires_at = now() - interval '1 day' where id = ${open?.id}`.execute(
+      ctx.database.handle.db,
+    );
+    const read = (await get(`/api/v1/issues/${open?.id}`)).body.data.issue;
+    expect(read).toMatchObject({ triage: 'none', triagedBy: 'expiry', triageReason: null });
+    const ids = async (query: string) => (await issues(query)).issues.map((issue) => issue.id);
+    expect(await ids(`target=${target}&triage=none`)).toContain(open?.id);
+    expect(await ids(`target=${target}&triage=accepted_risk`)).toEqual([]);
+    await sql`update issues set triage_expires_at = now() + interval '1 day' where id = ${open?.id}`.execute(
+      ctx.database.handle.db,
+    );
+    expect(await ids(`target=${target}&triage=accepted_risk`)).toEqual([open?.id]);
+    expect((await get(`/api/v1/issues/${open?.id}`)).body.data.issue).toMatchObject({
+      triage: 'accepted_risk',
+      triageReason: 'lab',
+      triagedBy: keyId,
+    });
+  });
+});
+
+describe('the results:triage scope', () => {
+  it('is on a key created without scopes (the default is every scope)', async () => {
+    const created = await createKey(ctx.app, await tokenFor(tenantId));
+    expect(created.apiKey.scopes).toContain('results:triage');
+  });
+});
