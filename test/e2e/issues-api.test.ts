@@ -1,7 +1,8 @@
 /**
  * The issues API (issue 23, a Rampart extension) over real HTTP: scans run through the API and the
  * worker with held engine doubles, then GET /api/v1/issues (filters, paging, the triage in
- * effect) and GET /api/v1/issues/:issueId (with its history), another tenant's issue as 404.
+ * effect), GET /api/v1/issues/:issueId (with its history) and PATCH (triage with who and why, the
+ * rules' refusals, the scope), another tenant's issue as 404.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -207,6 +208,157 @@ describe('GET /api/v1/issues and /api/v1/issues/:issueId', () => {
       triageReason: 'lab',
       triagedBy: keyId,
     });
+  });
+});
+
+const patch = (id: string, json: unknown, headers: Record<string, string> = { 'x-api-key': key }) =>
+  ctx.app.request(`/api/v1/issues/${id}`, { method: 'PATCH', headers, json });
+
+describe('PATCH /api/v1/issues/:issueId', () => {
+  const target = '10.1.0.9';
+  const telnet = port(target, 23, 'high');
+  let issueId = '';
+
+  beforeAll(async () => {
+    await scan('nmap', target, { findings: [telnet] });
+    issueId = (await issues(`target=${target}`)).issues[0]?.id ?? '';
+  });
+
+  const triageEvents = async () =>
+    (await get(`/api/v1/issues/${issueId}`)).body.data.issue.history
+      .filter((event: { kind: string }) => event.kind === 'triage')
+      .map((event: Record<string, unknown>) => [event.from, event.to, event.actor, event.reason]);
+
+  it('sets a triage with who and why, kept when the finding comes back', async () => {
+    const response = await patch(issueId, { triage: 'false_positive', reason: ' test host ' });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.issue).toMatchObject({
+      id: issueId,
+      triage: 'false_positive',
+      triageReason: 'test host',
+      triagedBy: keyId,
+      triageExpiresAt: null,
+    });
+    expect(response.body.data.issue.history.at(-1)).toMatchObject({
+      kind: 'triage',
+      from: 'none',
+      to: 'false_positive',
+      actor: keyId,
+      reason: 'test host',
+      scanId: null,
+    });
+    // The same again records nothing.
+    expect((await patch(issueId, { triage: 'false_positive', reason: 'test host' })).status).toBe(
+      200,
+    );
+    expect(await triageEvents()).toEqual([['none', 'false_positive', keyId, 'test host']]);
+    // A rescan that sees it again keeps the triage.
+    await scan('nmap', target, { findings: [telnet] });
+    expect((await get(`/api/v1/issues/${issueId}`)).body.data.issue).toMatchObject({
+      triage: 'false_positive',
+      occurrences: 2,
+    });
+    expect((await issues('triage=false_positive')).issues.map((issue) => issue.id)).toEqual([
+      issueId,
+    ]);
+  });
+
+  it('takes an accepted risk with a reason and a future expiry; a JWT caller is its subject', async () => {
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const token = await tokenFor(tenantId, { subject: 'alice@example.test' });
+    const response = await patch(
+      issueId,
+      { triage: 'accepted_risk', reason: 'compensating control', expiresAt },
+      { authorization: `Bearer ${token}` },
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.issue).toMatchObject({
+      triage: 'accepted_risk',
+      triageReason: 'compensating control',
+      triagedBy: 'alice@example.test',
+      triageExpiresAt: expiresAt,
+    });
+    expect((await triageEvents()).at(-1)).toEqual([
+      'false_positive',
+      'accepted_risk',
+      'alice@example.test',
+      'compensating control',
+    ]);
+  });
+
+  it('records an expiry that passed before the change it precedes', async () => {
+    await sql`update issues set triage_expires_at = now() - interval '1 minute'
+      where id = ${issueId}`.execute(ctx.database.handle.db);
+    const response = await patch(issueId, { triage: 'out_of_scope', reason: 'not ours' });
+    expect(response.status, response.text).toBe(200);
+    expect((await triageEvents()).slice(-2)).toEqual([
+      ['accepted_risk', 'none', 'expiry', 'expired'],
+      ['none', 'out_of_scope', keyId, 'not ours'],
+    ]);
+    const cleared = await patch(issueId, { triage: 'none' });
+    expect(cleared.body.data.issue).toMatchObject({
+      triage: 'none',
+      triageReason: null,
+      triagedBy: keyId,
+    });
+  });
+
+  it('refuses what the rules refuse with 400, changing nothing', async () => {
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const future = new Date(Date.now() + 60_000).toISOString();
+    const before = await triageEvents();
+    for (const [body, code, error] of [
+      [
+        { triage: 'accepted_risk' },
+        'INVALID_FIELD_VALUE',
+        'Invalid value for field reason: accepted_risk needs a reason',
+      ],
+      [
+        { triage: 'accepted_risk', reason: 'r', expiresAt: past },
+        'INVALID_FIELD_VALUE',
+        'Invalid value for field expiresAt: expiresAt must be in the future',
+      ],
+      [
+        { triage: 'false_positive', expiresAt: future },
+        'INVALID_FIELD_VALUE',
+        'Invalid value for field expiresAt: expiresAt is only for accepted_risk',
+      ],
+      [{ triage: 'fixed' }, 'INVALID_FIELD_VALUE', null],
+      [
+        { triage: 'accepted_risk', reason: 'r', expiresAt: 'tomorrow' },
+        'INVALID_FIELD_VALUE',
+        null,
+      ],
+      [{ triage: 'none', reason: 'x'.repeat(2001) }, 'INVALID_FIELD_VALUE', null],
+      [{ reason: 'r' }, 'MISSING_REQUIRED_FIELD', 'Missing required field: triage'],
+      [{ triage: 1 }, 'INVALID_FIELD_TYPE', null],
+    ] as const) {
+      const response = await patch(issueId, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.code, JSON.stringify(body)).toBe(code);
+      if (error !== null) {
+        expect(response.body.error).toBe(error);
+      }
+    }
+    expect(await triageEvents()).toEqual(before);
+  });
+
+  it("answers 404 ISSUE_NOT_FOUND for another tenant's issue, and leaves it alone", async () => {
+    const other = await patch(issueId, { triage: 'false_positive' }, { 'x-api-key': otherKey });
+    expect(other.status).toBe(404);
+    expect(other.body.code).toBe('ISSUE_NOT_FOUND');
+    expect((await patch(randomUUID(), { triage: 'none' })).body.code).toBe('ISSUE_NOT_FOUND');
+    expect((await get(`/api/v1/issues/${issueId}`)).body.data.issue.triage).toBe('none');
+  });
+
+  it('needs results:triage: a key with results:read only is 403', async () => {
+    const reader = await createKey(ctx.app, await tokenFor(tenantId), {
+      ...limits,
+      scopes: ['results:read'],
+    });
+    const response = await patch(issueId, { triage: 'none' }, { 'x-api-key': reader.rawKey });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('INSUFFICIENT_SCOPE');
   });
 });
 

@@ -82,6 +82,12 @@ const ROUTES: Record<string, RouteAccess> = {
   },
   'GET /api/v1/issues': { auth: 'api-key', scope: 'results:read', admitted: OK },
   'GET /api/v1/issues/:issueId': { auth: 'api-key', scope: 'results:read', resource: 'issue' },
+  'PATCH /api/v1/issues/:issueId': {
+    auth: 'api-key',
+    scope: 'results:triage',
+    resource: 'issue',
+    body: { triage: 'false_positive', reason: 'an intruder' },
+  },
   'POST /api/v1/webhooks': {
     auth: 'api-key',
     scope: 'webhooks:create',

@@ -326,6 +326,55 @@ export function createIssueStore(db: Kysely<Database>): IssueStore {
         .executeTakeFirst();
       return row === undefined ? null : toIssue(row);
     },
+    async setTriage(tenantId, id, decide) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('issues')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (row === undefined) {
+          return null;
+        }
+        const change = decide(toIssue(row).triage);
+        if (!change.ok) {
+          return { problem: change.problem };
+        }
+        if (change.events.length === 0) {
+          return { issue: toIssue(row) };
+        }
+        const updated = await trx
+          .updateTable('issues')
+          .set({
+            triage: change.next.state,
+            triage_reason: change.next.reason,
+            triaged_by: change.next.by,
+            triaged_at: change.next.at,
+            triage_expires_at: change.next.expiresAt,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('issue_events')
+          .values(
+            change.events.map((event) => ({
+              issue_id: id,
+              tenant_id: tenantId,
+              at: event.at,
+              kind: event.kind,
+              from_state: event.from,
+              to_state: event.to,
+              actor: event.actor,
+              reason: event.reason,
+            })),
+          )
+          .execute();
+        return { issue: toIssue(updated) };
+      });
+    },
     async history(tenantId, id) {
       const rows = await db
         .selectFrom('issue_events')

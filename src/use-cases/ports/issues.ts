@@ -4,7 +4,7 @@
  */
 import type { Severity } from '../../domain/findings/finding.js';
 import type { IssueStatus } from '../../domain/issues/issue.js';
-import type { Triage, TriageState } from '../../domain/issues/triage.js';
+import type { Triage, TriageEvent, TriageState } from '../../domain/issues/triage.js';
 import type { Page } from './common.js';
 
 /** An issue as stored: the latest finding's fields, its life over rescans and its triage. */
@@ -70,6 +70,21 @@ export interface IssueStore {
   ): Promise<{ readonly issues: IssueRecord[]; readonly total: number }>;
   /** One of the tenant's issues, or null (unknown or another tenant's). */
   get(tenantId: string, id: string): Promise<IssueRecord | null>;
+  /**
+   * Changes one issue's triage: `decide` gets the stored triage (the row locked) and answers the
+   * next one with the history rows to record, or a problem, which changes nothing and is
+   * returned. Null when the tenant has no such issue.
+   */
+  setTriage(
+    tenantId: string,
+    id: string,
+    decide: (stored: Triage) => TriageChange,
+  ): Promise<{ readonly problem: string } | { readonly issue: IssueRecord } | null>;
   /** An issue's history, oldest first. */
   history(tenantId: string, id: string): Promise<IssueEventRecord[]>;
 }
+
+/** What a triage change stores: the next triage and its history rows (none: no change). */
+export type TriageChange =
+  | { readonly ok: true; readonly next: Triage; readonly events: readonly TriageEvent[] }
+  | { readonly ok: false; readonly problem: string };

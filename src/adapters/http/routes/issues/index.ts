@@ -1,17 +1,25 @@
 /**
- * Issues across rescans (issue 23, a Rampart extension): read with results:read.
+ * Issues across rescans (issue 23, a Rampart extension): read with results:read, triaged with
+ * results:triage.
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Severity } from '../../../../domain/findings/finding.js';
 import { ISSUE_STATUSES, type IssueStatus } from '../../../../domain/issues/issue.js';
-import { TRIAGE_STATES, type TriageState } from '../../../../domain/issues/triage.js';
+import {
+  MAX_TRIAGE_REASON,
+  TRIAGE_STATES,
+  type TriageState,
+} from '../../../../domain/issues/triage.js';
+import { orNull } from '../../../../domain/validation/or-null.js';
 import { ENGINE_NAMES } from '../../../../engines/engine.js';
 import { getIssue, listIssues } from '../../../../use-cases/issues/read-issues.js';
+import { triageIssue } from '../../../../use-cases/issues/triage-issue.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
   API_KEY_AUTH_CODES,
+  BODY_CODES,
   errorResponses,
   RATE_LIMIT_HEADERS,
   success,
@@ -47,6 +55,31 @@ const ListQuery = Type.Object({
   ),
   ...PageQuery,
 });
+
+const TriageBody = Type.Object({
+  triage: Type.String({
+    enum: [...TRIAGE_STATES],
+    description:
+      'none, false_positive, accepted_risk (needs a reason) or out_of_scope; kept when the finding comes back',
+  }),
+  reason: Type.Optional(
+    orNull(Type.String({ maxLength: MAX_TRIAGE_REASON }), {
+      description: 'Why (required for accepted_risk; blank counts as absent; none clears it)',
+    }),
+  ),
+  expiresAt: Type.Optional(
+    orNull(Type.String({ format: 'date-time' }), {
+      description:
+        'accepted_risk only, in the future (ISO 8601 with a zone): then it returns to none; absent or null: no expiry',
+    }),
+  ),
+});
+
+interface TriageBodyValue {
+  triage: TriageState;
+  reason?: string | null;
+  expiresAt?: string | null;
+}
 
 interface ListQueryValue {
   target?: string;
@@ -133,6 +166,47 @@ export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (request) => {
       const { tenantId } = tenantCaller(request);
       const issue = await getIssue(deps, tenantId, request.params.issueId);
+      return { success: true, data: { issue } };
+    },
+  );
+
+  app.patch<{ Params: { issueId: string }; Body: TriageBodyValue }>(
+    '/api/v1/issues/:issueId',
+    {
+      config: { scope: 'results:triage' },
+      schema: {
+        operationId: 'triageIssue',
+        summary:
+          "Sets an issue's triage; the change is recorded in its history with who and why (a Rampart extension)",
+        description:
+          'The same triage, reason and expiry again changes nothing and records nothing. A refused change (accepted_risk without a reason, expiresAt on another state or not in the future) is 400 INVALID_FIELD_VALUE.',
+        tags: ['issues'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        params: IssueIdParams,
+        body: TriageBody,
+        response: {
+          200: {
+            ...success(Type.Object({ issue: IssueWithHistory }, { additionalProperties: false })),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(...API_KEY_AUTH_CODES, ...BODY_CODES, 'ISSUE_NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = tenantCaller(request);
+      const { triage, reason, expiresAt } = request.body;
+      const issue = await triageIssue(
+        deps,
+        caller.tenantId,
+        request.params.issueId,
+        {
+          triage,
+          reason: reason ?? null,
+          expiresAt: expiresAt == null ? null : new Date(expiresAt),
+        },
+        caller.kind === 'api-key' ? caller.key.id : caller.subject,
+      );
       return { success: true, data: { issue } };
     },
   );
