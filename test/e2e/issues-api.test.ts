@@ -362,6 +362,97 @@ describe('PATCH /api/v1/issues/:issueId', () => {
   });
 });
 
+describe('POST /api/v1/issues/triage (bulk)', () => {
+  const target = '10.1.0.11';
+  const bulk = (json: unknown, apiKey = key) =>
+    ctx.app.request('/api/v1/issues/triage', {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey },
+      json,
+    });
+
+  beforeAll(async () => {
+    await scan('nmap', target, {
+      findings: [port(target, 21, 'high'), port(target, 25, 'low'), port(target, 110, 'low')],
+    });
+  });
+
+  it('triages every issue a filter matches, each in its history, and counts the changes', async () => {
+    const low = await issues(`target=${target}&severity=low`);
+    expect(low.issues).toHaveLength(2);
+    // One of them is already out_of_scope: not changed, not counted.
+    await patch(low.issues[0]?.id ?? '', { triage: 'out_of_scope', reason: 'legacy mail' });
+    const response = await bulk({
+      filter: { target, severity: 'low' },
+      triage: 'out_of_scope',
+      reason: 'legacy mail',
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({ updated: 1 });
+    const after = await issues(`target=${target}`);
+    expect(after.issues.map((issue) => [issue.severity, issue.triage, issue.triagedBy])).toEqual([
+      ['high', 'none', null],
+      ['low', 'out_of_scope', keyId],
+      ['low', 'out_of_scope', keyId],
+    ]);
+    const history = (await get(`/api/v1/issues/${low.issues[1]?.id}`)).body.data.issue.history;
+    expect(history.at(-1)).toMatchObject({
+      kind: 'triage',
+      from: 'none',
+      to: 'out_of_scope',
+      actor: keyId,
+      reason: 'legacy mail',
+    });
+    // Another tenant's bulk triage reaches none of them.
+    expect(
+      (await bulk({ filter: { target }, triage: 'false_positive' }, otherKey)).body.data,
+    ).toEqual({ updated: 0 });
+    expect((await issues(`target=${target}&triage=false_positive`)).issues).toEqual([]);
+  });
+
+  it('starts from the triage in effect and records an expiry that passed', async () => {
+    const [high] = (await issues(`target=${target}&severity=high`)).issues;
+    await sql`update issues set triage = 'accepted_risk', triage_reason = 'r',
+      triage_expires_at = now() - interval '1 minute' where id = ${high?.id}`.execute(
+      ctx.database.handle.db,
+    );
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const response = await bulk({
+      filter: { target, triage: 'none' },
+      triage: 'accepted_risk',
+      reason: 'maintenance window',
+      expiresAt,
+    });
+    expect(response.body.data).toEqual({ updated: 1 });
+    const read = (await get(`/api/v1/issues/${high?.id}`)).body.data.issue;
+    expect(read).toMatchObject({ triage: 'accepted_risk', triageExpiresAt: expiresAt });
+    expect(
+      read.history
+        .filter((event: { kind: string }) => event.kind === 'triage')
+        .map((event: Record<string, unknown>) => [event.from, event.to, event.actor]),
+    ).toEqual([
+      ['accepted_risk', 'none', 'expiry'],
+      ['none', 'accepted_risk', keyId],
+    ]);
+  });
+
+  it('refuses an empty filter and what PATCH refuses, changing nothing', async () => {
+    for (const [body, field] of [
+      [{ filter: {}, triage: 'false_positive' }, 'filter'],
+      [{ filter: { target }, triage: 'accepted_risk' }, 'reason'],
+      [{ filter: { target }, triage: 'none', expiresAt: new Date().toISOString() }, 'expiresAt'],
+      [{ filter: { status: 'closed' }, triage: 'none' }, 'filter.status'],
+    ] as const) {
+      const response = await bulk(body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.code).toBe('INVALID_FIELD_VALUE');
+      expect(response.body.error).toContain(`field ${field}`);
+    }
+    expect((await bulk({ triage: 'none' })).body.code).toBe('MISSING_REQUIRED_FIELD');
+    expect((await issues(`target=${target}&triage=out_of_scope`)).issues).toHaveLength(2);
+  });
+});
+
 describe('the results:triage scope', () => {
   it('is on a key created without scopes (the default is every scope)', async () => {
     const created = await createKey(ctx.app, await tokenFor(tenantId));

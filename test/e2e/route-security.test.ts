@@ -88,6 +88,12 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'issue',
     body: { triage: 'false_positive', reason: 'an intruder' },
   },
+  'POST /api/v1/issues/triage': {
+    auth: 'api-key',
+    scope: 'results:triage',
+    admitted: OK,
+    body: { filter: { target: '203.0.113.9' }, triage: 'false_positive' },
+  },
   'POST /api/v1/webhooks': {
     auth: 'api-key',
     scope: 'webhooks:create',

@@ -21,7 +21,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Severity } from '../../domain/findings/finding.js';
 import type { ScanEndForIssues } from '../../domain/issues/issue.js';
 import { EXPIRY_ACTOR, type TriageState } from '../../domain/issues/triage.js';
-import type { IssueRecord, IssueStore } from '../../use-cases/ports/issues.js';
+import type { IssueFilter, IssueRecord, IssueStore } from '../../use-cases/ports/issues.js';
 import type { Database, IssueRow } from './database.js';
 import type { Db } from './scan-rows.js';
 
@@ -281,29 +281,35 @@ function triageInEffectIs(state: TriageState, now: Date) {
   return sql<boolean>`(triage = ${state})`;
 }
 
-/** Issues as the API reads them (GET /api/v1/issues, /api/v1/issues/:issueId). */
+/** The tenant's issues a filter matches, as a condition on `issues` (the list and bulk triage). */
+function matching(tenantId: string, filter: IssueFilter, now: Date) {
+  const conditions = [sql<boolean>`tenant_id = ${tenantId}`];
+  if (filter.target !== null) {
+    conditions.push(sql<boolean>`target = ${filter.target}`);
+  }
+  if (filter.engine !== null) {
+    conditions.push(sql<boolean>`engine = ${filter.engine}`);
+  }
+  if (filter.severity !== null) {
+    conditions.push(sql<boolean>`severity = ${filter.severity}`);
+  }
+  if (filter.status !== null) {
+    conditions.push(sql<boolean>`status = ${filter.status}`);
+  }
+  if (filter.triage !== null) {
+    conditions.push(triageInEffectIs(filter.triage, now));
+  }
+  if (filter.since !== null) {
+    conditions.push(sql<boolean>`last_seen_at >= ${filter.since}`);
+  }
+  return sql<boolean>`(${sql.join(conditions, sql` and `)})`;
+}
+
+/** Issues as the API reads and triages them (GET, PATCH /api/v1/issues/…). */
 export function createIssueStore(db: Kysely<Database>): IssueStore {
   return {
     async list(tenantId, filter, page, now) {
-      let query = db.selectFrom('issues').where('tenant_id', '=', tenantId);
-      if (filter.target !== null) {
-        query = query.where('target', '=', filter.target);
-      }
-      if (filter.engine !== null) {
-        query = query.where('engine', '=', filter.engine);
-      }
-      if (filter.severity !== null) {
-        query = query.where('severity', '=', filter.severity);
-      }
-      if (filter.status !== null) {
-        query = query.where('status', '=', filter.status);
-      }
-      if (filter.triage !== null) {
-        query = query.where(triageInEffectIs(filter.triage, now));
-      }
-      if (filter.since !== null) {
-        query = query.where('last_seen_at', '>=', filter.since);
-      }
+      const query = db.selectFrom('issues').where(matching(tenantId, filter, now));
       const [rows, count] = await Promise.all([
         query
           .selectAll()
@@ -373,6 +379,39 @@ export function createIssueStore(db: Kysely<Database>): IssueStore {
           )
           .execute();
         return { issue: toIssue(updated) };
+      });
+    },
+    async triageMatching(tenantId, filter, next) {
+      return db.transaction().execute(async (trx) => {
+        // Expired accepted risks first (with their history rows), so the stored triage is the
+        // one in effect and each move below starts from it.
+        await expireTriages(trx, tenantId);
+        const { rows } = await sql<{ updated: number }>`
+          with matched as (
+            select id, triage from issues
+            where ${matching(tenantId, filter, next.at ?? new Date())}
+              and not (triage = ${next.state}
+                and triage_reason is not distinct from ${next.reason}
+                and triage_expires_at is not distinct from ${next.expiresAt}::timestamptz)
+            order by id
+            for update
+          ),
+          changed as (
+            update issues i set triage = ${next.state}, triage_reason = ${next.reason},
+              triaged_by = ${next.by}, triaged_at = ${next.at}::timestamptz,
+              triage_expires_at = ${next.expiresAt}::timestamptz
+            from matched m where i.id = m.id
+            returning i.id, m.triage as from_state
+          ),
+          recorded as (
+            insert into issue_events (issue_id, tenant_id, at, kind, from_state, to_state, actor,
+              reason)
+            select id, ${tenantId}::uuid, ${next.at}::timestamptz, 'triage', from_state, ${next.state},
+              ${next.by}, ${next.reason}
+            from changed
+          )
+          select count(*)::int as updated from changed`.execute(trx);
+        return rows[0]?.updated ?? 0;
       });
     },
     async history(tenantId, id) {

@@ -7,9 +7,14 @@
  * issue's history.
  */
 import { ApiError } from '../../domain/errors.js';
-import { decideTriage, expireTriage, type TriageRequest } from '../../domain/issues/triage.js';
+import {
+  decideTriage,
+  expireTriage,
+  requestedTriage,
+  type TriageRequest,
+} from '../../domain/issues/triage.js';
 import type { Clock } from '../ports/common.js';
-import type { IssueStore } from '../ports/issues.js';
+import type { IssueFilter, IssueStore } from '../ports/issues.js';
 import { getIssue } from './read-issues.js';
 
 /** The field a refused triage change is about. */
@@ -44,4 +49,32 @@ export async function triageIssue(
     });
   }
   return getIssue(deps, tenantId, id);
+}
+
+/**
+ * Bulk triage (results:triage): the same triage on every issue of the tenant a filter matches
+ * (the list's filters; at least one), by the same rules; each issue that changes gets its history
+ * row. Returns how many changed.
+ */
+export async function triageIssues(
+  deps: { readonly issues: IssueStore; readonly clock: Clock },
+  tenantId: string,
+  filter: IssueFilter,
+  request: TriageRequest,
+  actor: string,
+): Promise<{ updated: number }> {
+  if (Object.values(filter).every((value) => value === null)) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: 'filter',
+      reason: 'name at least one of target, engine, severity, status, triage, since',
+    });
+  }
+  const asked = requestedTriage(request, actor, deps.clock.now());
+  if (!asked.ok) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: fieldOf(asked.problem),
+      reason: asked.problem,
+    });
+  }
+  return { updated: await deps.issues.triageMatching(tenantId, filter, asked.next) };
 }

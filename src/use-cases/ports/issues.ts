@@ -80,6 +80,11 @@ export interface IssueStore {
     id: string,
     decide: (stored: Triage) => TriageChange,
   ): Promise<{ readonly problem: string } | { readonly issue: IssueRecord } | null>;
+  /**
+   * Sets `next` on every issue of the tenant `filter` matches (the triage in effect at `next.at`)
+   * whose triage differs, with a history row each; returns how many changed. One transaction.
+   */
+  triageMatching(tenantId: string, filter: IssueFilter, next: Triage): Promise<number>;
   /** An issue's history, oldest first. */
   history(tenantId: string, id: string): Promise<IssueEventRecord[]>;
 }

@@ -14,7 +14,8 @@ import {
 import { orNull } from '../../../../domain/validation/or-null.js';
 import { ENGINE_NAMES } from '../../../../engines/engine.js';
 import { getIssue, listIssues } from '../../../../use-cases/issues/read-issues.js';
-import { triageIssue } from '../../../../use-cases/issues/triage-issue.js';
+import { triageIssue, triageIssues } from '../../../../use-cases/issues/triage-issue.js';
+import type { IssueFilter } from '../../../../use-cases/ports/issues.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
@@ -27,7 +28,8 @@ import {
 import { IssueIdParams, IssueRef, IssueWithHistory } from '../../schemas/issue.js';
 import { PageQuery, PaginationSchema, SeverityFilter } from '../../schemas/scan.js';
 
-const ListQuery = Type.Object({
+/** The list's filters, also bulk triage's `filter`. */
+const FilterFields = {
   target: Type.Optional(
     Type.String({ minLength: 1, maxLength: 2048, description: 'Only issues of this target' }),
   ),
@@ -53,8 +55,9 @@ const ListQuery = Type.Object({
       description: 'Only issues last seen at or after this instant (ISO 8601 with a zone)',
     }),
   ),
-  ...PageQuery,
-});
+};
+
+const ListQuery = Type.Object({ ...FilterFields, ...PageQuery });
 
 const TriageBody = Type.Object({
   triage: Type.String({
@@ -81,15 +84,41 @@ interface TriageBodyValue {
   expiresAt?: string | null;
 }
 
-interface ListQueryValue {
+interface FilterValue {
   target?: string;
   engine?: string;
   severity?: Severity;
   status?: IssueStatus;
   triage?: TriageState;
   since?: string;
+}
+
+interface ListQueryValue extends FilterValue {
   page?: number;
   limit?: number;
+}
+
+function toFilter(value: FilterValue): IssueFilter {
+  return {
+    target: value.target ?? null,
+    engine: value.engine ?? null,
+    severity: value.severity ?? null,
+    status: value.status ?? null,
+    triage: value.triage ?? null,
+    since: value.since === undefined ? null : new Date(value.since),
+  };
+}
+
+const BulkTriageBody = Type.Object({
+  filter: Type.Object(FilterFields, {
+    description: "The issues to triage, as the list's filters (at least one)",
+  }),
+  ...TriageBody.properties,
+});
+
+/** Who a triage change names: the API key id, or the dashboard JWT subject. */
+function actorOf(caller: ReturnType<typeof tenantCaller>): string {
+  return caller.kind === 'api-key' ? caller.key.id : caller.subject;
 }
 
 export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -125,21 +154,8 @@ export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const { tenantId } = tenantCaller(request);
-      const { target, engine, severity, status, triage, since } = request.query;
       const { page = 1, limit = 20 } = request.query;
-      const data = await listIssues(
-        deps,
-        tenantId,
-        {
-          target: target ?? null,
-          engine: engine ?? null,
-          severity: severity ?? null,
-          status: status ?? null,
-          triage: triage ?? null,
-          since: since === undefined ? null : new Date(since),
-        },
-        { page, limit },
-      );
+      const data = await listIssues(deps, tenantId, toFilter(request.query), { page, limit });
       return { success: true, data };
     },
   );
@@ -205,9 +221,54 @@ export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
           reason: reason ?? null,
           expiresAt: expiresAt == null ? null : new Date(expiresAt),
         },
-        caller.kind === 'api-key' ? caller.key.id : caller.subject,
+        actorOf(caller),
       );
       return { success: true, data: { issue } };
+    },
+  );
+
+  app.post<{ Body: TriageBodyValue & { filter: FilterValue } }>(
+    '/api/v1/issues/triage',
+    {
+      config: { scope: 'results:triage' },
+      schema: {
+        operationId: 'triageIssues',
+        summary:
+          "Sets the same triage on every issue a filter matches, each change in its issue's history (a Rampart extension)",
+        description:
+          'The rules of PATCH /api/v1/issues/{issueId}; issues whose triage in effect is already the one asked for are left alone and not counted. A filter naming nothing is 400 INVALID_FIELD_VALUE.',
+        tags: ['issues'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        body: BulkTriageBody,
+        response: {
+          200: {
+            ...success(
+              Type.Object(
+                { updated: Type.Integer({ minimum: 0, description: 'How many issues changed' }) },
+                { additionalProperties: false },
+              ),
+            ),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(...API_KEY_AUTH_CODES, ...BODY_CODES),
+        },
+      },
+    },
+    async (request) => {
+      const caller = tenantCaller(request);
+      const { filter, triage, reason, expiresAt } = request.body;
+      const data = await triageIssues(
+        deps,
+        caller.tenantId,
+        toFilter(filter),
+        {
+          triage,
+          reason: reason ?? null,
+          expiresAt: expiresAt == null ? null : new Date(expiresAt),
+        },
+        actorOf(caller),
+      );
+      return { success: true, data };
     },
   );
 }
