@@ -453,6 +453,90 @@ describe('POST /api/v1/issues/triage (bulk)', () => {
   });
 });
 
+describe('GET /api/v1/scans/:scanId/diff', () => {
+  const target = '10.1.0.12';
+  const [a, b, c] = [22, 80, 443].map((n) => port(target, n));
+  const fp = (finding: DraftFinding | undefined) =>
+    fingerprintFinding('nmap', finding as DraftFinding);
+  const scans: string[] = [];
+
+  beforeAll(async () => {
+    scans.push(await scan('nmap', target, { findings: [a, b] as DraftFinding[] }));
+    scans.push(await scan('nmap', target, { findings: [a] as DraftFinding[] }));
+    scans.push(await scan('nmap', target, { findings: [a, b, c] as DraftFinding[] }));
+  });
+
+  async function diff(scanId: string | undefined, query = '') {
+    const response = await get(`/api/v1/scans/${scanId}/diff${query}`);
+    expect(response.status, response.text).toBe(200);
+    const data = response.body.data;
+    const fps = (list: Array<{ fingerprint: string }>) =>
+      list.map((issue) => issue.fingerprint).sort();
+    return {
+      baseScanId: data.baseScanId,
+      new: fps(data.new),
+      fixed: fps(data.fixed),
+      reopened: fps(data.reopened),
+      unchanged: fps(data.unchanged),
+    };
+  }
+
+  it('compares with the previous completed scan of the target and engine', async () => {
+    expect(await diff(scans[0])).toEqual({
+      baseScanId: null,
+      new: [fp(a), fp(b)].sort(),
+      fixed: [],
+      reopened: [],
+      unchanged: [],
+    });
+    expect(await diff(scans[1])).toEqual({
+      baseScanId: scans[0],
+      new: [],
+      fixed: [fp(b)],
+      reopened: [],
+      unchanged: [fp(a)],
+    });
+    expect(await diff(scans[2])).toEqual({
+      baseScanId: scans[1],
+      new: [fp(c)],
+      fixed: [],
+      reopened: [fp(b)],
+      unchanged: [fp(a)],
+    });
+    const full = (await get(`/api/v1/scans/${scans[2]}/diff`)).body.data;
+    expect(full.reopened[0]).toMatchObject({ status: 'reopened', target, engine: 'nmap' });
+  });
+
+  it('takes another base with ?base=, and refuses one of another target', async () => {
+    expect(await diff(scans[2], `?base=${scans[0]}`)).toEqual({
+      baseScanId: scans[0],
+      new: [fp(c)],
+      fixed: [],
+      reopened: [],
+      unchanged: [fp(a), fp(b)].sort(),
+    });
+    const elsewhere = await scan('nmap', '10.1.0.13', { findings: [] });
+    for (const base of [elsewhere, randomUUID(), 'not-a-uuid']) {
+      const response = await get(`/api/v1/scans/${scans[2]}/diff?base=${base}`);
+      expect(response.status, base).toBe(400);
+      expect(response.body.code).toBe('INVALID_FIELD_VALUE');
+    }
+  });
+
+  it("answers 404 for another tenant's scan and 409 while the scan runs", async () => {
+    const other = await get(`/api/v1/scans/${scans[2]}/diff`, otherKey);
+    expect(other.status).toBe(404);
+    expect(other.body.code).toBe('SCAN_NOT_FOUND');
+    const { id } = await createScan(ctx.app, key, { target, scanType: 'nmap' });
+    await engines.nmap.waitFor(id);
+    const running = await get(`/api/v1/scans/${id}/diff`);
+    expect(running.status).toBe(409);
+    expect(running.body.code).toBe('RESULTS_NOT_READY');
+    engines.nmap.release(id, { findings: [a] as DraftFinding[] });
+    await waitForStatus(ctx.app, key, id, ['completed']);
+  });
+});
+
 describe('the results:triage scope', () => {
   it('is on a key created without scopes (the default is every scope)', async () => {
     const created = await createKey(ctx.app, await tokenFor(tenantId));

@@ -80,6 +80,7 @@ const ROUTES: Record<string, RouteAccess> = {
     scope: 'results:read',
     resource: 'scan',
   },
+  'GET /api/v1/scans/:scanId/diff': { auth: 'api-key', scope: 'results:read', resource: 'scan' },
   'GET /api/v1/issues': { auth: 'api-key', scope: 'results:read', admitted: OK },
   'GET /api/v1/issues/:issueId': { auth: 'api-key', scope: 'results:read', resource: 'issue' },
   'PATCH /api/v1/issues/:issueId': {

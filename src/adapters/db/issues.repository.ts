@@ -305,6 +305,23 @@ function matching(tenantId: string, filter: IssueFilter, now: Date) {
   return sql<boolean>`(${sql.join(conditions, sql` and `)})`;
 }
 
+/**
+ * The ids of the issues a scan's findings lead to (through issue_keys: each finding's own
+ * fingerprint and its sources', as the upsert resolves them).
+ */
+function issuesOfScan(tenantId: string, target: string, scanId: string) {
+  return sql`
+    select distinct k.issue_id from findings f
+    cross join lateral (
+      select f.fingerprint as fp
+      union all
+      select s.value -> 'finding' ->> 'fingerprint'
+      from jsonb_array_elements(coalesce(f.sources, '[]'::jsonb)) s
+    ) x
+    join issue_keys k on k.tenant_id = ${tenantId} and k.target = ${target} and k.fingerprint = x.fp
+    where f.scan_id = ${scanId}`;
+}
+
 /** Issues as the API reads and triages them (GET, PATCH /api/v1/issues/…). */
 export function createIssueStore(db: Kysely<Database>): IssueStore {
   return {
@@ -413,6 +430,55 @@ export function createIssueStore(db: Kysely<Database>): IssueStore {
           select count(*)::int as updated from changed`.execute(trx);
         return rows[0]?.updated ?? 0;
       });
+    },
+    async previousCompletedScan(tenantId, target, scanType, before) {
+      const row = await db
+        .selectFrom('scans')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('target', '=', target)
+        .where('scan_type', '=', scanType)
+        .where('status', '=', 'completed')
+        .where('parent_scan_id', 'is', null)
+        .where('created_at', '<', before)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.id ?? null;
+    },
+    async diff(tenantId, scan, base) {
+      const baseIssues =
+        base === null
+          ? sql`select null::uuid as issue_id where false`
+          : issuesOfScan(tenantId, scan.target, base.id);
+      const { rows } = await sql<IssueRow & { change: 'new' | 'fixed' | 'reopened' | 'unchanged' }>`
+        with now_seen as (${issuesOfScan(tenantId, scan.target, scan.id)}),
+        base_seen as (${baseIssues}),
+        changes as (
+          select n.issue_id, case when b.issue_id is not null then 'unchanged' else 'added' end as change
+          from now_seen n left join base_seen b on b.issue_id = n.issue_id
+          union all
+          select b.issue_id, 'fixed' from base_seen b
+          where not exists (select 1 from now_seen n where n.issue_id = b.issue_id)
+        )
+        select i.*, case
+            when c.change <> 'added' then c.change
+            when ${base?.completedAt ?? null}::timestamptz is not null
+              and fs.completed_at <= ${base?.completedAt ?? null}::timestamptz then 'reopened'
+            else 'new' end as change
+        from changes c
+        join issues i on i.id = c.issue_id and i.tenant_id = ${tenantId}
+        left join scans fs on fs.id = i.first_scan_id
+        order by i.severity_rank, i.id`.execute(db);
+      const diff = { new: [], fixed: [], reopened: [], unchanged: [] } as Record<
+        'new' | 'fixed' | 'reopened' | 'unchanged',
+        IssueRecord[]
+      >;
+      for (const row of rows) {
+        diff[row.change].push(toIssue(row));
+      }
+      return diff;
     },
     async history(tenantId, id) {
       const rows = await db

@@ -85,6 +85,26 @@ export interface IssueStore {
    * whose triage differs, with a history row each; returns how many changed. One transaction.
    */
   triageMatching(tenantId: string, filter: IssueFilter, next: Triage): Promise<number>;
+  /**
+   * The tenant's latest completed scan of `target` by `scanType` created before `before` (not a
+   * sentinel child): the default base of a scan's diff. Null when there is none.
+   */
+  previousCompletedScan(
+    tenantId: string,
+    target: string,
+    scanType: string,
+    before: Date,
+  ): Promise<string | null>;
+  /**
+   * The issues of `scan`'s findings against those of `base`'s (null: none): in both
+   * (unchanged), only in the base (fixed), only in the scan and first seen by a scan that ended
+   * no later than the base (reopened), or after it (new).
+   */
+  diff(
+    tenantId: string,
+    scan: { readonly id: string; readonly target: string },
+    base: { readonly id: string; readonly completedAt: Date } | null,
+  ): Promise<Record<'new' | 'fixed' | 'reopened' | 'unchanged', IssueRecord[]>>;
   /** An issue's history, oldest first. */
   history(tenantId: string, id: string): Promise<IssueEventRecord[]>;
 }

@@ -14,6 +14,7 @@ import {
 import { orNull } from '../../../../domain/validation/or-null.js';
 import { ENGINE_NAMES } from '../../../../engines/engine.js';
 import { getIssue, listIssues } from '../../../../use-cases/issues/read-issues.js';
+import { diffScan } from '../../../../use-cases/issues/scan-diff.js';
 import { triageIssue, triageIssues } from '../../../../use-cases/issues/triage-issue.js';
 import type { IssueFilter } from '../../../../use-cases/ports/issues.js';
 import type { AppDeps } from '../../app-deps.js';
@@ -26,7 +27,7 @@ import {
   success,
 } from '../../schemas/envelope.js';
 import { IssueIdParams, IssueRef, IssueWithHistory } from '../../schemas/issue.js';
-import { PageQuery, PaginationSchema, SeverityFilter } from '../../schemas/scan.js';
+import { PageQuery, PaginationSchema, ScanIdParams, SeverityFilter } from '../../schemas/scan.js';
 
 /** The list's filters, also bulk triage's `filter`. */
 const FilterFields = {
@@ -268,6 +269,61 @@ export function registerIssueRoutes(app: FastifyInstance, deps: AppDeps): void {
         },
         actorOf(caller),
       );
+      return { success: true, data };
+    },
+  );
+
+  app.get<{ Params: { scanId: string }; Querystring: { base?: string } }>(
+    '/api/v1/scans/:scanId/diff',
+    {
+      config: { scope: 'results:read' },
+      schema: {
+        operationId: 'diffScan',
+        summary:
+          "What changed with an ended scan: its issues against a base scan's of the same target and engine (a Rampart extension)",
+        description:
+          'new: only in this scan and never seen up to the base; reopened: only in this scan, seen before the base; fixed: only in the base; unchanged: in both. Each list holds the issues, most severe first. Without a base scan every issue of the scan is new and baseScanId is null.',
+        tags: ['issues'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        params: ScanIdParams,
+        querystring: Type.Object({
+          base: Type.Optional(
+            Type.String({
+              format: 'uuid',
+              description:
+                'The scan to compare with (an ended scan of the same target and engine); default: the latest completed one created before this scan',
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            ...success(
+              Type.Object(
+                {
+                  scanId: Type.String({ format: 'uuid' }),
+                  baseScanId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+                  new: Type.Array(IssueRef),
+                  fixed: Type.Array(IssueRef),
+                  reopened: Type.Array(IssueRef),
+                  unchanged: Type.Array(IssueRef),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+            headers: RATE_LIMIT_HEADERS,
+          },
+          ...errorResponses(
+            ...API_KEY_AUTH_CODES,
+            'SCAN_NOT_FOUND',
+            'RESULTS_NOT_READY',
+            'INVALID_FIELD_VALUE',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = tenantCaller(request);
+      const data = await diffScan(deps, tenantId, request.params.scanId, request.query.base);
       return { success: true, data };
     },
   );
