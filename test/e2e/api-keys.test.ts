@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/domain/api-keys/scopes.js';
 import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 
 const ctx = useTestApp();
@@ -38,7 +39,9 @@ describe('POST /api/v1/api-keys', () => {
       revokedAt: null,
       rotatedToKeyId: null,
     });
-    expect(apiKey.scopes).toHaveLength(14);
+    // Every scope: the specification's 14, then Rampart's extensions (results:triage …).
+    expect(apiKey.scopes).toEqual([...SCOPES]);
+    expect(apiKey.scopes).toEqual(expect.arrayContaining(['usage:read', 'results:triage']));
     expect(apiKey.allowedScanTypes).toEqual([
       'nmap',
       'zap',
