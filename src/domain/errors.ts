@@ -73,6 +73,8 @@ export const ERROR_CATALOG = {
   ASSET_NOT_FOUND: { status: 404, message: 'Asset not found' },
   // A Rampart extension (README, "Error codes Rampart adds"): scheduled scans.
   SCHEDULE_NOT_FOUND: { status: 404, message: 'Schedule not found' },
+  // A Rampart extension: an issue (findings across rescans, issue 23) unknown or another tenant's.
+  ISSUE_NOT_FOUND: { status: 404, message: 'Issue not found' },
   // 409
   SCAN_ALREADY_COMPLETED: { status: 409, message: 'Scan has already completed' },
   SCAN_ALREADY_CANCELLED: { status: 409, message: 'Scan has already been cancelled' },

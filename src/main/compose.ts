@@ -18,6 +18,7 @@ import {
   openPglite,
 } from '../adapters/db/connect.js';
 import { describeDatabaseUrlFailure } from '../adapters/db/database-url-failure.js';
+import { createIssueStore } from '../adapters/db/issues.repository.js';
 import { createLastUsedRecorder } from '../adapters/db/last-used-recorder.js';
 import { migrate } from '../adapters/db/migrate.js';
 import { embeddedDatabaseDir } from '../adapters/db/open-in-data-dir.js';
@@ -280,6 +281,7 @@ export async function composeApp(
     schedules: createScheduleStore(database.db),
     secrets,
     usage: createUsageStore(database.db),
+    issues: createIssueStore(database.db),
     webhookUrls: {
       check: (url) => checkWebhookUrl(url, config.allowPrivateWebhooks, options.webhookLookup),
     },

@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import { SCOPES, type Scope } from '../../src/domain/api-keys/scopes.js';
-import { instantEngine } from '../doubles/engines.js';
+import { draftFinding, instantEngine } from '../doubles/engines.js';
 import { bearer, createKey, type TestResponse, tokenFor, useTestApp } from '../support/harness.js';
 import { registeredRoutes } from '../support/registered-routes.js';
+import { waitUntilEnded } from '../support/scans.js';
 
 /** A resource a route's id parameter names, and the 404 its routes answer when it is not there. */
 const NOT_FOUND = {
@@ -23,6 +24,7 @@ const NOT_FOUND = {
   schedule: { noun: 'schedule', code: 'SCHEDULE_NOT_FOUND', error: 'Schedule not found' },
   apiKey: { noun: 'API key', code: 'API_KEY_NOT_FOUND', error: 'API key not found' },
   tenant: { noun: 'tenant', code: 'TENANT_NOT_FOUND', error: 'Tenant not found' },
+  issue: { noun: 'issue', code: 'ISSUE_NOT_FOUND', error: 'Issue not found' },
 } as const;
 type Resource = keyof typeof NOT_FOUND;
 /** The resources a tenant owns (a tenant is not one: only admin routes name tenants). */
@@ -79,6 +81,21 @@ const ROUTES: Record<string, RouteAccess> = {
     auth: 'api-key',
     scope: 'results:read',
     resource: 'scan',
+  },
+  'GET /api/v1/scans/:scanId/diff': { auth: 'api-key', scope: 'results:read', resource: 'scan' },
+  'GET /api/v1/issues': { auth: 'api-key', scope: 'results:read', admitted: OK },
+  'GET /api/v1/issues/:issueId': { auth: 'api-key', scope: 'results:read', resource: 'issue' },
+  'PATCH /api/v1/issues/:issueId': {
+    auth: 'api-key',
+    scope: 'results:triage',
+    resource: 'issue',
+    body: { triage: 'false_positive', reason: 'an intruder' },
+  },
+  'POST /api/v1/issues/triage': {
+    auth: 'api-key',
+    scope: 'results:triage',
+    admitted: OK,
+    body: { filter: { target: '203.0.113.9' }, triage: 'false_positive' },
   },
   'POST /api/v1/webhooks': {
     auth: 'api-key',
@@ -231,7 +248,8 @@ const ctx = useTestApp(
     AUTH_FAILURES_PER_MINUTE: '100000',
   },
   {
-    engineRunners: new Map([['nmap', instantEngine()]]),
+    // One finding a scan, so the owner's scan makes an issue.
+    engineRunners: new Map([['nmap', instantEngine(() => [draftFinding()])]]),
     resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
     webhookLookup: async () => ['203.0.113.50'],
   },
@@ -289,6 +307,11 @@ beforeAll(async () => {
       cron: '0 3 * * *',
     })
   ).schedule.id;
+  await waitUntilEnded(ctx.app, owner.rawKey, owned.scan, 30_000);
+  const issues = await ctx.app.request('/api/v1/issues', {
+    headers: { 'x-api-key': owner.rawKey },
+  });
+  owned.issue = issues.body.data.issues[0].id;
   const intruderKey = async (scopes: Scope[]) =>
     (await createKey(ctx.app, intruderToken, { scopes, ...limits })).rawKey;
   await Promise.all(
@@ -360,6 +383,7 @@ describe('the route table', () => {
       `/api/v1/assets/${owned.asset}`,
       `/api/v1/schedules/${owned.schedule}`,
       `/api/v1/api-keys/${owned.apiKey}`,
+      `/api/v1/issues/${owned.issue}`,
     ]) {
       expect((await ctx.app.request(path, { headers: bearer(ownerToken) })).status, path).toBe(200);
     }

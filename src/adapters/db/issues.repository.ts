@@ -17,9 +17,12 @@
  * fingerprint; the rows an update moves are locked in id order first, so two such ends never
  * deadlock over them.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Severity } from '../../domain/findings/finding.js';
 import type { ScanEndForIssues } from '../../domain/issues/issue.js';
-import { EXPIRY_ACTOR } from '../../domain/issues/triage.js';
+import { EXPIRY_ACTOR, type TriageState } from '../../domain/issues/triage.js';
+import type { IssueFilter, IssueRecord, IssueStore } from '../../use-cases/ports/issues.js';
+import type { Database, IssueRow } from './database.js';
 import type { Db } from './scan-rows.js';
 
 /** A scan's end as issues see it. */
@@ -228,4 +231,272 @@ export async function expireTriages(db: Db, tenantId: string | null = null): Pro
     )
     select count(*)::int as expired from expired`.execute(db);
   return rows[0]?.expired ?? 0;
+}
+
+function toIssue(row: IssueRow): IssueRecord {
+  return {
+    id: row.id,
+    target: row.target,
+    fingerprint: row.fingerprint,
+    engine: row.engine,
+    ruleId: row.rule_id,
+    title: row.title,
+    severity: row.severity as Severity,
+    toolSeverity: row.tool_severity,
+    category: row.category,
+    location: { host: row.host, port: row.port, protocol: row.protocol, url: row.url },
+    identifiers: { cve: row.cve, cwe: row.cwe },
+    description: row.description,
+    remediation: row.remediation,
+    references: row.refs,
+    firstSeenAt: row.first_seen_at,
+    lastSeenAt: row.last_seen_at,
+    firstScanId: row.first_scan_id,
+    lastScanId: row.last_scan_id,
+    occurrences: row.occurrences,
+    status: row.status,
+    statusChangedAt: row.status_changed_at,
+    triage: {
+      state: row.triage,
+      reason: row.triage_reason,
+      by: row.triaged_by,
+      at: row.triaged_at,
+      expiresAt: row.triage_expires_at,
+    },
+  };
+}
+
+/**
+ * The filter on the triage in effect at `now` (triageInEffect, in SQL): an accepted risk whose
+ * expiry passed counts as none, before housekeeping has written it.
+ */
+function triageInEffectIs(state: TriageState, now: Date) {
+  const expired = sql<boolean>`(triage = 'accepted_risk' and triage_expires_at <= ${now})`;
+  if (state === 'none') {
+    return sql<boolean>`(triage = 'none' or ${expired})`;
+  }
+  if (state === 'accepted_risk') {
+    return sql<boolean>`(triage = 'accepted_risk' and not ${expired} is true)`;
+  }
+  return sql<boolean>`(triage = ${state})`;
+}
+
+/** The tenant's issues a filter matches, as a condition on `issues` (the list and bulk triage). */
+function matching(tenantId: string, filter: IssueFilter, now: Date) {
+  const conditions = [sql<boolean>`tenant_id = ${tenantId}`];
+  if (filter.target !== null) {
+    conditions.push(sql<boolean>`target = ${filter.target}`);
+  }
+  if (filter.engine !== null) {
+    conditions.push(sql<boolean>`engine = ${filter.engine}`);
+  }
+  if (filter.severity !== null) {
+    conditions.push(sql<boolean>`severity = ${filter.severity}`);
+  }
+  if (filter.status !== null) {
+    conditions.push(sql<boolean>`status = ${filter.status}`);
+  }
+  if (filter.triage !== null) {
+    conditions.push(triageInEffectIs(filter.triage, now));
+  }
+  if (filter.since !== null) {
+    conditions.push(sql<boolean>`last_seen_at >= ${filter.since}`);
+  }
+  return sql<boolean>`(${sql.join(conditions, sql` and `)})`;
+}
+
+/**
+ * The ids of the issues a scan's findings lead to (through issue_keys: each finding's own
+ * fingerprint and its sources', as the upsert resolves them).
+ */
+function issuesOfScan(tenantId: string, target: string, scanId: string) {
+  return sql`
+    select distinct k.issue_id from findings f
+    cross join lateral (
+      select f.fingerprint as fp
+      union all
+      select s.value -> 'finding' ->> 'fingerprint'
+      from jsonb_array_elements(coalesce(f.sources, '[]'::jsonb)) s
+    ) x
+    join issue_keys k on k.tenant_id = ${tenantId} and k.target = ${target} and k.fingerprint = x.fp
+    where f.scan_id = ${scanId}`;
+}
+
+/** Issues as the API reads and triages them (GET, PATCH /api/v1/issues/…). */
+export function createIssueStore(db: Kysely<Database>): IssueStore {
+  return {
+    async list(tenantId, filter, page, now) {
+      const query = db.selectFrom('issues').where(matching(tenantId, filter, now));
+      const [rows, count] = await Promise.all([
+        query
+          .selectAll()
+          .orderBy('severity_rank')
+          .orderBy('last_seen_at', 'desc')
+          .orderBy('id')
+          .limit(page.limit)
+          .offset((page.page - 1) * page.limit)
+          .execute(),
+        query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+      ]);
+      return { issues: rows.map(toIssue), total: Number(count?.n ?? 0) };
+    },
+    async get(tenantId, id) {
+      const row = await db
+        .selectFrom('issues')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row === undefined ? null : toIssue(row);
+    },
+    async setTriage(tenantId, id, decide) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('issues')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (row === undefined) {
+          return null;
+        }
+        const change = decide(toIssue(row).triage);
+        if (!change.ok) {
+          return { problem: change.problem };
+        }
+        if (change.events.length === 0) {
+          return { issue: toIssue(row) };
+        }
+        const updated = await trx
+          .updateTable('issues')
+          .set({
+            triage: change.next.state,
+            triage_reason: change.next.reason,
+            triaged_by: change.next.by,
+            triaged_at: change.next.at,
+            triage_expires_at: change.next.expiresAt,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('issue_events')
+          .values(
+            change.events.map((event) => ({
+              issue_id: id,
+              tenant_id: tenantId,
+              at: event.at,
+              kind: event.kind,
+              from_state: event.from,
+              to_state: event.to,
+              actor: event.actor,
+              reason: event.reason,
+            })),
+          )
+          .execute();
+        return { issue: toIssue(updated) };
+      });
+    },
+    async triageMatching(tenantId, filter, next) {
+      return db.transaction().execute(async (trx) => {
+        // Expired accepted risks first (with their history rows), so the stored triage is the
+        // one in effect and each move below starts from it.
+        await expireTriages(trx, tenantId);
+        const { rows } = await sql<{ updated: number }>`
+          with matched as (
+            select id, triage from issues
+            where ${matching(tenantId, filter, next.at ?? new Date())}
+              and not (triage = ${next.state}
+                and triage_reason is not distinct from ${next.reason}
+                and triage_expires_at is not distinct from ${next.expiresAt}::timestamptz)
+            order by id
+            for update
+          ),
+          changed as (
+            update issues i set triage = ${next.state}, triage_reason = ${next.reason},
+              triaged_by = ${next.by}, triaged_at = ${next.at}::timestamptz,
+              triage_expires_at = ${next.expiresAt}::timestamptz
+            from matched m where i.id = m.id
+            returning i.id, m.triage as from_state
+          ),
+          recorded as (
+            insert into issue_events (issue_id, tenant_id, at, kind, from_state, to_state, actor,
+              reason)
+            select id, ${tenantId}::uuid, ${next.at}::timestamptz, 'triage', from_state, ${next.state},
+              ${next.by}, ${next.reason}
+            from changed
+          )
+          select count(*)::int as updated from changed`.execute(trx);
+        return rows[0]?.updated ?? 0;
+      });
+    },
+    async previousCompletedScan(tenantId, target, scanType, before) {
+      const row = await db
+        .selectFrom('scans')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('target', '=', target)
+        .where('scan_type', '=', scanType)
+        .where('status', '=', 'completed')
+        .where('parent_scan_id', 'is', null)
+        .where('created_at', '<', before)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.id ?? null;
+    },
+    async diff(tenantId, scan, base) {
+      const baseIssues =
+        base === null
+          ? sql`select null::uuid as issue_id where false`
+          : issuesOfScan(tenantId, scan.target, base.id);
+      const { rows } = await sql<IssueRow & { change: 'new' | 'fixed' | 'reopened' | 'unchanged' }>`
+        with now_seen as (${issuesOfScan(tenantId, scan.target, scan.id)}),
+        base_seen as (${baseIssues}),
+        changes as (
+          select n.issue_id, case when b.issue_id is not null then 'unchanged' else 'added' end as change
+          from now_seen n left join base_seen b on b.issue_id = n.issue_id
+          union all
+          select b.issue_id, 'fixed' from base_seen b
+          where not exists (select 1 from now_seen n where n.issue_id = b.issue_id)
+        )
+        select i.*, case
+            when c.change <> 'added' then c.change
+            when ${base?.completedAt ?? null}::timestamptz is not null
+              and fs.completed_at <= ${base?.completedAt ?? null}::timestamptz then 'reopened'
+            else 'new' end as change
+        from changes c
+        join issues i on i.id = c.issue_id and i.tenant_id = ${tenantId}
+        left join scans fs on fs.id = i.first_scan_id
+        order by i.severity_rank, i.id`.execute(db);
+      const diff = { new: [], fixed: [], reopened: [], unchanged: [] } as Record<
+        'new' | 'fixed' | 'reopened' | 'unchanged',
+        IssueRecord[]
+      >;
+      for (const row of rows) {
+        diff[row.change].push(toIssue(row));
+      }
+      return diff;
+    },
+    async history(tenantId, id) {
+      const rows = await db
+        .selectFrom('issue_events')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('issue_id', '=', id)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({
+        at: row.at,
+        kind: row.kind,
+        from: row.from_state,
+        to: row.to_state,
+        scanId: row.scan_id,
+        actor: row.actor,
+        reason: row.reason,
+      }));
+    },
+  };
 }

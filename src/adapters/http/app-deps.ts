@@ -9,6 +9,7 @@ import type {
 } from '../../use-cases/ports/api-keys.js';
 import type { AssetStore, ProofReader } from '../../use-cases/ports/assets.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
+import type { IssueStore } from '../../use-cases/ports/issues.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { ScheduleStore } from '../../use-cases/ports/schedules.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
@@ -65,6 +66,8 @@ export interface AppDeps {
   /** Seals credentials of engine options before scans and templates store them (SECRETS_KEY). */
   readonly secrets: SecretBox;
   readonly usage: UsageStore;
+  /** Issues across rescans (issue 23). */
+  readonly issues: IssueStore;
   /** Checks webhook and callback URLs when they are given (ALLOW_PRIVATE_WEBHOOKS applied). */
   readonly webhookUrls: WebhookUrlChecker;
   readonly webhookSender: WebhookSender;

@@ -22,6 +22,7 @@ import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerAssetRoutes } from './routes/assets/index.js';
 import { registerListEngines } from './routes/engines/list-engines.js';
+import { registerIssueRoutes } from './routes/issues/index.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerScheduleRoutes } from './routes/schedules/index.js';
 import { registerHealth } from './routes/system/health.js';
@@ -31,6 +32,7 @@ import { registerGetUsage } from './routes/usage/get-usage.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
+import { IssueSchema } from './schemas/issue.js';
 import { FindingSchema, ScanDetail } from './schemas/scan.js';
 import { WebhookSchema } from './schemas/webhook.js';
 import { validatorCompiler } from './validation.js';
@@ -75,6 +77,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     ScanDetail,
     FindingSchema,
     WebhookSchema,
+    IssueSchema,
   ]) {
     app.addSchema(schema);
   }
@@ -97,6 +100,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerTemplateRoutes(apiKeyContext, deps);
     registerAssetRoutes(apiKeyContext, deps);
     registerScheduleRoutes(apiKeyContext, deps);
+    registerIssueRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
     done();
   });

@@ -56,6 +56,11 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       { name: 'engines', description: 'Scan engines, their availability and option schemas' },
       { name: 'webhooks', description: 'Webhook registrations and their delivery log' },
       { name: 'templates', description: 'Saved scan settings to start scans from' },
+      {
+        name: 'issues',
+        description:
+          'Findings across rescans: open, fixed, reopened, and triage that sticks (a Rampart extension)',
+      },
       { name: 'usage', description: "The tenant's scan quota and usage" },
       { name: 'api-keys', description: 'Key management (JWT)' },
       { name: 'admin', description: 'Platform administration (JWT with role admin)' },

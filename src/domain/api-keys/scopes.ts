@@ -1,7 +1,7 @@
 /**
  * The complete scope list of the specification ("Scopes (complete list)"), then the scopes of
- * Rampart's extensions (README, "Assets", "Scheduled scans"); a key created without `scopes` gets
- * them all.
+ * Rampart's extensions (README: "Issues", "Assets", "Scheduled scans"); a key created without
+ * `scopes` gets all of them, as the specification says ("default is all scopes").
  */
 export const SCOPES = [
   'scans:create',
@@ -18,7 +18,8 @@ export const SCOPES = [
   'webhooks:update',
   'webhooks:delete',
   'usage:read',
-  // Extensions (README): assets, scheduled scans.
+  // Extensions (README): issue triage, assets, scheduled scans.
+  'results:triage',
   'assets:read',
   'assets:write',
   'schedules:read',

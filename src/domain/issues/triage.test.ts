@@ -5,6 +5,7 @@ import {
   expireTriage,
   isTriageState,
   MAX_TRIAGE_REASON,
+  requestedTriage,
   type Triage,
   triageInEffect,
   UNTRIAGED,
@@ -103,6 +104,19 @@ describe('decideTriage', () => {
     };
     const decision = decideTriage(expired, { triage: 'false_positive' }, 'b', now);
     expect(decision.ok && decision.event?.from).toBe('none');
+  });
+});
+
+describe('requestedTriage', () => {
+  it('asks for the same triage whatever the current one, by the same rules', () => {
+    expect(requestedTriage({ triage: 'none', reason: 'why' }, 'k', now)).toEqual({
+      ok: true,
+      next: { state: 'none', reason: null, by: 'k', at: now, expiresAt: null },
+    });
+    expect(requestedTriage({ triage: 'accepted_risk' }, 'k', now)).toEqual({
+      ok: false,
+      problem: 'accepted_risk needs a reason',
+    });
   });
 });
 

@@ -74,27 +74,11 @@ export function decideTriage(
   now: Date,
 ): TriageDecision {
   const current = triageInEffect(stored, now);
-  const reason = request.reason?.trim() ? request.reason.trim() : null;
-  const expiresAt = request.expiresAt ?? null;
-  if (reason !== null && reason.length > MAX_TRIAGE_REASON) {
-    return { ok: false, problem: `reason is longer than ${MAX_TRIAGE_REASON} characters` };
+  const asked = requestedTriage(request, actor, now);
+  if (!asked.ok) {
+    return asked;
   }
-  if (request.triage === 'accepted_risk' && reason === null) {
-    return { ok: false, problem: 'accepted_risk needs a reason' };
-  }
-  if (expiresAt !== null && request.triage !== 'accepted_risk') {
-    return { ok: false, problem: 'expiresAt is only for accepted_risk' };
-  }
-  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
-    return { ok: false, problem: 'expiresAt must be in the future' };
-  }
-  const next: Triage = {
-    state: request.triage,
-    reason: request.triage === 'none' ? null : reason,
-    by: actor,
-    at: now,
-    expiresAt,
-  };
+  const { next } = asked;
   if (
     next.state === current.state &&
     next.reason === current.reason &&
@@ -112,6 +96,41 @@ export function decideTriage(
       actor,
       reason: next.reason,
       at: now,
+    },
+  };
+}
+
+/**
+ * The triage a request asks for, whatever an issue's current one, or why it is refused (the
+ * rules of decideTriage). Bulk triage applies it to every issue a filter matches.
+ */
+export function requestedTriage(
+  request: TriageRequest,
+  actor: string,
+  now: Date,
+): { readonly ok: true; readonly next: Triage } | { readonly ok: false; readonly problem: string } {
+  const reason = request.reason?.trim() ? request.reason.trim() : null;
+  const expiresAt = request.expiresAt ?? null;
+  if (reason !== null && reason.length > MAX_TRIAGE_REASON) {
+    return { ok: false, problem: `reason is longer than ${MAX_TRIAGE_REASON} characters` };
+  }
+  if (request.triage === 'accepted_risk' && reason === null) {
+    return { ok: false, problem: 'accepted_risk needs a reason' };
+  }
+  if (expiresAt !== null && request.triage !== 'accepted_risk') {
+    return { ok: false, problem: 'expiresAt is only for accepted_risk' };
+  }
+  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
+    return { ok: false, problem: 'expiresAt must be in the future' };
+  }
+  return {
+    ok: true,
+    next: {
+      state: request.triage,
+      reason: request.triage === 'none' ? null : reason,
+      by: actor,
+      at: now,
+      expiresAt,
     },
   };
 }
