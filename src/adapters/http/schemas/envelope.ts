@@ -124,3 +124,19 @@ export const RATE_LIMIT_HEADERS = {
     description: 'Unix epoch seconds when that window resets',
   },
 };
+
+/** Tenant routes take an API key or a dashboard JWT. */
+export const TENANT_SECURITY: Array<Record<string, string[]>> = [
+  { apiKey: [] },
+  { bearerAuth: [] },
+];
+
+/** A tenant route's success: the envelope around `data`, with the rate-limit headers. */
+export const tenantOk = <T extends Parameters<typeof success>[0]>(data: T) => ({
+  ...success(data),
+  headers: RATE_LIMIT_HEADERS,
+});
+
+/** A tenant route's error answers: the key/JWT authentication codes and `codes`. */
+export const tenantErrors = (...codes: ErrorCode[]) =>
+  errorResponses(...API_KEY_AUTH_CODES, ...codes);

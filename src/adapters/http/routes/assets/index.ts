@@ -1,7 +1,6 @@
 /** Assets (issue 24; API-key context, scopes assets:read and assets:write). */
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode } from '../../../../domain/errors.js';
 import { CreateAssetBody, PatchAssetBody } from '../../../../use-cases/assets/asset-schema.js';
 import {
   createAsset,
@@ -15,11 +14,10 @@ import { verifyAsset } from '../../../../use-cases/assets/verify-asset.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
-  API_KEY_AUTH_CODES,
   BODY_CODES,
-  errorResponses,
-  RATE_LIMIT_HEADERS,
-  success,
+  tenantErrors as errors,
+  tenantOk as ok,
+  TENANT_SECURITY as security,
 } from '../../schemas/envelope.js';
 import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
 
@@ -88,12 +86,6 @@ export const AssetIdParams = Type.Object({
   }),
 });
 
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
-const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
-  ...success(data),
-  headers: RATE_LIMIT_HEADERS,
-});
-const errors = (...codes: ErrorCode[]) => errorResponses(...API_KEY_AUTH_CODES, ...codes);
 type WithId = { Params: Static<typeof AssetIdParams> };
 const ONE = Type.Object({ asset: AssetSchema });
 

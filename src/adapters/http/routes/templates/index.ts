@@ -19,11 +19,10 @@ import type { AppDeps } from '../../app-deps.js';
 import { documentedAs } from '../../documented-as.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
-  API_KEY_AUTH_CODES,
   BODY_CODES,
-  errorResponses,
-  RATE_LIMIT_HEADERS,
-  success,
+  tenantErrors as errors,
+  tenantOk as ok,
+  TENANT_SECURITY as security,
 } from '../../schemas/envelope.js';
 import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
 import { useCaseChecksBody } from '../../validation.js';
@@ -54,12 +53,6 @@ const TemplateIdParams = Type.Object({
   }),
 });
 
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
-const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
-  ...success(data),
-  headers: RATE_LIMIT_HEADERS,
-});
-const errors = (...codes: ErrorCode[]) => errorResponses(...API_KEY_AUTH_CODES, ...codes);
 const BODY_ERRORS: ErrorCode[] = [
   ...BODY_CODES,
   'TEMPLATE_NAME_REQUIRED',

@@ -26,11 +26,10 @@ import { testWebhook } from '../../../../use-cases/webhooks/test-webhook.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
-  API_KEY_AUTH_CODES,
   BODY_CODES,
-  errorResponses,
-  RATE_LIMIT_HEADERS,
-  success,
+  tenantErrors as errors,
+  tenantOk as ok,
+  TENANT_SECURITY as security,
 } from '../../schemas/envelope.js';
 import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
 import {
@@ -45,12 +44,6 @@ import {
 } from '../../schemas/webhook.js';
 
 const WebhookRef = Type.Ref('Webhook');
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearerAuth: [] }];
-const ok = <T extends Parameters<typeof success>[0]>(data: T) => ({
-  ...success(data),
-  headers: RATE_LIMIT_HEADERS,
-});
-const errors = (...codes: ErrorCode[]) => errorResponses(...API_KEY_AUTH_CODES, ...codes);
 const URL_CODES: ErrorCode[] = [
   'INVALID_WEBHOOK_URL',
   'WEBHOOK_URL_UNREACHABLE',
