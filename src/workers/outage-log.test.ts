@@ -42,10 +42,10 @@ describe('the outage log', () => {
     const { lines, logger } = capture();
     let now = 1_000;
     const outage = createOutageLog(logger, () => now);
-    expect(outage.failed(refused(), 'claiming scans', { worker: 'w1' })).toBe(true);
+    expect(outage.failed(refused(), outage.begin(), 'claiming scans', { worker: 'w1' })).toBe(true);
     for (let round = 0; round < 50; round += 1) {
       now += 200;
-      expect(outage.failed(terminated(), 'webhook dispatch')).toBe(true);
+      expect(outage.failed(terminated(), outage.begin(), 'webhook dispatch')).toBe(true);
     }
     now += 200;
     outage.succeeded();
@@ -68,8 +68,8 @@ describe('the outage log', () => {
     const { lines, logger } = capture();
     const outage = createOutageLog(logger);
     for (let outages = 0; outages < 3; outages += 1) {
-      outage.failed(terminated(), 'heartbeat');
-      outage.failed(terminated(), 'heartbeat');
+      outage.failed(terminated(), outage.begin(), 'heartbeat');
+      outage.failed(terminated(), outage.begin(), 'heartbeat');
       outage.succeeded();
     }
     expect(lines.map((line) => line.msg)).toEqual([
@@ -85,8 +85,12 @@ describe('the outage log', () => {
   it('logs any other failure as an error, every time, and it does not start an outage', () => {
     const { lines, logger } = capture();
     const outage = createOutageLog(logger);
-    expect(outage.failed(constraint(), 'storing the end of a scan', { scanId: 's1' })).toBe(false);
-    expect(outage.failed(new TypeError('x is undefined'), 'housekeeping')).toBe(false);
+    expect(
+      outage.failed(constraint(), outage.begin(), 'storing the end of a scan', { scanId: 's1' }),
+    ).toBe(false);
+    expect(outage.failed(new TypeError('x is undefined'), outage.begin(), 'housekeeping')).toBe(
+      false,
+    );
     outage.succeeded();
     expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
       { level: 50, msg: 'storing the end of a scan failed' },
@@ -98,9 +102,9 @@ describe('the outage log', () => {
   it('logs a real error during an outage too, without ending the outage', () => {
     const { lines, logger } = capture();
     const outage = createOutageLog(logger);
-    outage.failed(refused(), 'claiming scans');
-    outage.failed(constraint(), 'storing the end of a scan');
-    outage.failed(refused(), 'claiming scans');
+    outage.failed(refused(), outage.begin(), 'claiming scans');
+    outage.failed(constraint(), outage.begin(), 'storing the end of a scan');
+    outage.failed(refused(), outage.begin(), 'claiming scans');
     outage.succeeded();
     expect(lines.map((line) => line.msg)).toEqual([
       'database unreachable',
@@ -115,7 +119,7 @@ describe('the outage log', () => {
     const aggregate = Object.assign(new AggregateError([refused(), refused()], ''), {
       code: 'ECONNREFUSED',
     });
-    outage.failed(aggregate, 'claiming scans');
+    outage.failed(aggregate, outage.begin(), 'claiming scans');
     expect(lines[0]).toMatchObject({ code: 'ECONNREFUSED', error: 'ECONNREFUSED' });
   });
 
@@ -126,7 +130,7 @@ describe('the outage log', () => {
     expect(outage.reachableForMs()).toBe(Number.POSITIVE_INFINITY);
     outage.succeeded();
     expect(outage.reachableForMs()).toBe(Number.POSITIVE_INFINITY);
-    outage.failed(refused(), 'housekeeping');
+    outage.failed(refused(), outage.begin(), 'housekeeping');
     now = 5_000;
     expect(outage.reachableForMs()).toBe(0);
     outage.succeeded();
@@ -134,7 +138,7 @@ describe('the outage log', () => {
     outage.succeeded();
     expect(outage.reachableForMs()).toBe(1_500);
     // A real error is no outage.
-    outage.failed(constraint(), 'housekeeping');
+    outage.failed(constraint(), outage.begin(), 'housekeeping');
     expect(outage.reachableForMs()).toBe(1_500);
   });
 
@@ -144,8 +148,34 @@ describe('the outage log', () => {
     const other = {} as DatabaseHandle;
     expect(outageLogOf(handle, logger)).toBe(outageLogOf(handle, logger));
     expect(outageLogOf(other, logger)).not.toBe(outageLogOf(handle, logger));
-    outageLogOf(handle, logger).failed(refused(), 'claiming scans');
-    outageLogOf(handle, logger).failed(refused(), 'webhook dispatch');
+    const shared = outageLogOf(handle, logger);
+    shared.failed(refused(), shared.begin(), 'claiming scans');
+    shared.failed(refused(), shared.begin(), 'webhook dispatch');
     expect(lines.filter((line) => line.msg === 'database unreachable')).toHaveLength(1);
+  });
+
+  it('takes a failure of a call begun before the database last answered as the ended outage', () => {
+    const { lines, logger } = capture();
+    let now = 0;
+    const outage = createOutageLog(logger, () => now);
+    const heartbeat = outage.begin();
+    outage.failed(refused(), outage.begin(), 'storing the end of a scan');
+    const claim = outage.begin();
+    now = 1_000;
+    outage.succeeded();
+    now = 1_400;
+    // Begun during the outage, their failures arrive after the first success: no new outage.
+    expect(outage.failed(terminated(), heartbeat, 'heartbeat')).toBe(true);
+    expect(outage.failed(refused(), claim, 'claiming scans')).toBe(true);
+    expect(outage.reachableForMs()).toBe(400);
+    // A real error of such a call is still logged; a call begun after the answer starts an outage.
+    expect(outage.failed(constraint(), claim, 'claiming scans')).toBe(false);
+    outage.failed(refused(), outage.begin(), 'housekeeping');
+    expect(lines.map((line) => line.msg)).toEqual([
+      'database unreachable',
+      'database reachable again',
+      'claiming scans failed',
+      'database unreachable',
+    ]);
   });
 });

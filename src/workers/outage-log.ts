@@ -9,6 +9,11 @@
  * - the first success after that logs `database reachable again` (info) with how long it was away;
  * - any other failure is a real one and is logged as an error, with its stack, every time.
  *
+ * A call reports its failure with the mark it took when it began (begin()): a failure of a call
+ * that began before the database last answered belongs to the outage that answer ended (under
+ * load, a call cut by the outage can report after a call begun later has already succeeded), so it
+ * neither logs nor starts a new outage.
+ *
  * The loops keep their own cadence and retry by themselves; this decides what is said, and tells
  * housekeeping how long the database has been back (reachableForMs). Every loop of a process that
  * uses one database handle shares one log (outageLogOf), so an outage is reported once per
@@ -18,12 +23,25 @@ import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
 import { isDatabaseUnavailable } from '../adapters/db/database-errors.js';
 
+/** When a database call began, as the outage log counts time: by the recoveries seen so far. */
+export interface OutageMark {
+  readonly recoveries: number;
+}
+
 export interface OutageLog {
+  /** Marks the start of a database call; its failure is reported with this mark. */
+  begin(): OutageMark;
   /**
-   * A database call made while doing `what` (`claiming scans`) failed. Answers whether the database
-   * is away (worth retrying later); otherwise the error was logged as `<what> failed`.
+   * A database call begun at `began` while doing `what` (`claiming scans`) failed. Answers
+   * whether the database is away (worth retrying later); otherwise the error was logged as
+   * `<what> failed`.
    */
-  failed(error: unknown, what: string, fields?: Readonly<Record<string, unknown>>): boolean;
+  failed(
+    error: unknown,
+    began: OutageMark,
+    what: string,
+    fields?: Readonly<Record<string, unknown>>,
+  ): boolean;
   /** A database call succeeded: an outage under way is over. */
   succeeded(): void;
   /**
@@ -37,11 +55,19 @@ export interface OutageLog {
 export function createOutageLog(logger: Logger, now: () => number = Date.now): OutageLog {
   let awaySince: number | null = null;
   let backSince: number | null = null;
+  let recoveries = 0;
   return {
-    failed(error, what, fields = {}) {
+    begin() {
+      return { recoveries };
+    },
+    failed(error, began, what, fields = {}) {
       if (!isDatabaseUnavailable(error)) {
         logger.error({ ...fields, err: error }, `${what} failed`);
         return false;
+      }
+      if (began.recoveries < recoveries) {
+        // The database has answered since this call began: this failure is the ended outage's.
+        return true;
       }
       if (awaySince === null) {
         awaySince = now();
@@ -54,6 +80,7 @@ export function createOutageLog(logger: Logger, now: () => number = Date.now): O
         backSince = now();
         const awayMs = backSince - awaySince;
         awaySince = null;
+        recoveries += 1;
         logger.info({ awayMs }, 'database reachable again');
       }
     },

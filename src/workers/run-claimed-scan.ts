@@ -93,13 +93,14 @@ function progressWriter(context: ScanRunContext, scan: ScanRecord): (percent: nu
     }
     lastProgress = percent;
     lastProgressAt = now;
+    const began = outage.begin();
     setProgress(database.db, workerId, scan.id, percent)
       .then(() =>
         scan.parentScanId === null ? undefined : parents.childProgressed(scan.parentScanId),
       )
       .then(
         () => outage.succeeded(),
-        (error: unknown) => outage.failed(error, 'recording progress', { scanId: scan.id }),
+        (error: unknown) => outage.failed(error, began, 'recording progress', { scanId: scan.id }),
       );
   };
 }
@@ -117,9 +118,11 @@ export async function runClaimedScan(
   const { parents, log, outage } = context;
   const parentId = scan.parentScanId;
   if (parentId !== null) {
+    const began = outage.begin();
     await parents.childStarted(parentId).then(
       () => outage.succeeded(),
-      (error: unknown) => outage.failed(error, 'starting the parent scan', { scanId: parentId }),
+      (error: unknown) =>
+        outage.failed(error, began, 'starting the parent scan', { scanId: parentId }),
     );
   }
   let result: ScanRunResult | null = null;
@@ -158,9 +161,11 @@ export async function runClaimedScan(
     }
   }
   if (parentId !== null) {
+    const began = outage.begin();
     await parents.childEnded(parentId).then(
       () => outage.succeeded(),
-      (error: unknown) => outage.failed(error, 'collecting the parent scan', { scanId: parentId }),
+      (error: unknown) =>
+        outage.failed(error, began, 'collecting the parent scan', { scanId: parentId }),
     );
   }
 }
@@ -212,6 +217,7 @@ async function storeWhileUnavailable(
   const { database, workerId, log, outage, shutdown } = context;
   for (let retry = 0; ; retry += 1) {
     const next = retry === 0 && callbacks !== null ? callbacks.next() : null;
+    const began = outage.begin();
     try {
       const end = await finishScan(database, workerId, scanId, ending, results, next);
       outage.succeeded();
@@ -220,7 +226,7 @@ async function storeWhileUnavailable(
       if (next !== null) {
         callbacks?.claimDropped();
       }
-      if (!outage.failed(error, 'storing the end of a scan', { scanId })) {
+      if (!outage.failed(error, began, 'storing the end of a scan', { scanId })) {
         return 'failed';
       }
       if (shutdown.aborted) {

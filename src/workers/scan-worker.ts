@@ -145,6 +145,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       return;
     }
     claiming = true;
+    const began = outage.begin();
     try {
       await takeUpLostClaims();
       do {
@@ -167,7 +168,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     } catch (error) {
       unsettledSince = Date.now();
       claimFailure = 'its last claim round could not reach the database';
-      outage.failed(error, 'claiming scans', { worker: id });
+      outage.failed(error, began, 'claiming scans', { worker: id });
     } finally {
       claiming = false;
     }
@@ -237,6 +238,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   }
 
   async function heartbeat(): Promise<void> {
+    const began = outage.begin();
     try {
       const ids = [...running.keys()];
       const held = await renewLeases(db, id, ids, options.leaseMs);
@@ -251,7 +253,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     } catch (error) {
       // During an outage the leases are not renewed; the first beat after it renews them (other
       // workers cut off the same way hold off reclaiming for a lease: housekeeping).
-      outage.failed(error, 'heartbeat', { worker: id });
+      outage.failed(error, began, 'heartbeat', { worker: id });
     }
   }
 
@@ -282,6 +284,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   }
 
   async function housekeeping(): Promise<void> {
+    const began = outage.begin();
     try {
       if (outage.reachableForMs() >= options.leaseMs) {
         const { requeued, failed } = await reclaimLostScans(db);
@@ -300,7 +303,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       await pruneWorkers(db, 10 * 60_000);
       outage.succeeded();
     } catch (error) {
-      outage.failed(error, 'housekeeping', { worker: id });
+      outage.failed(error, began, 'housekeeping', { worker: id });
     }
   }
 
@@ -352,6 +355,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         clearInterval(timer);
       }
       await unlistenCancel();
+      const returning = outage.begin();
       try {
         const returned = await returnScans(db, id, unfinished);
         if (returned > 0) {
@@ -359,11 +363,15 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       } catch (error) {
         // Their leases run out instead, and housekeeping puts them back (counting an attempt).
-        outage.failed(error, 'handing unfinished scans back', { worker: id, scans: unfinished });
+        outage.failed(error, returning, 'handing unfinished scans back', {
+          worker: id,
+          scans: unfinished,
+        });
       }
       // Failing that, the registration is pruned once it has been silent long enough.
+      const unregistering = outage.begin();
       await unregisterWorker(db, id).catch((error: unknown) =>
-        outage.failed(error, 'unregistering the worker', { worker: id }),
+        outage.failed(error, unregistering, 'unregistering the worker', { worker: id }),
       );
     },
   };

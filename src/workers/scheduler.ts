@@ -29,6 +29,7 @@ export function startScheduler(options: {
 
   async function round(): Promise<number> {
     let total = 0;
+    const began = outage.begin();
     try {
       for (;;) {
         const claimed = await options.claim();
@@ -39,7 +40,7 @@ export function startScheduler(options: {
         }
       }
     } catch (error) {
-      outage.failed(error, 'running due schedules', { component: 'scheduler' });
+      outage.failed(error, began, 'running due schedules', { component: 'scheduler' });
       return total;
     }
   }

@@ -94,6 +94,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   }
 
   async function round(): Promise<void> {
+    const began = outage.begin();
     try {
       do {
         again = false;
@@ -115,11 +116,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         }
       } while (again && !stopped);
     } catch (error) {
-      outage.failed(error, 'webhook dispatch', { component: 'webhook-dispatcher' });
+      outage.failed(error, began, 'webhook dispatch', { component: 'webhook-dispatcher' });
     }
   }
 
   function send(delivery: ClaimedDelivery): void {
+    // Set again right before the attempt is recorded: the send itself does not use the database.
+    let began = outage.begin();
     const attempt = (async () => {
       const outcome = await options.sender.send({
         url: delivery.url,
@@ -134,6 +137,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         }),
         body: delivery.body,
       });
+      began = outage.begin();
       const { disabledWebhook } = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
       outage.succeeded();
       if (disabledWebhook) {
@@ -141,7 +145,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       }
     })()
       .catch((error: unknown) => {
-        outage.failed(error, 'recording a webhook attempt', { deliveryId: delivery.id });
+        outage.failed(error, began, 'recording a webhook attempt', { deliveryId: delivery.id });
       })
       .finally(() => {
         inFlight.delete(attempt);
