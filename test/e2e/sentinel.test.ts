@@ -538,4 +538,54 @@ describe("sentinel and the tenant's cap on running scans (issue 20)", () => {
     );
     expect(ended.sentinel.children).toHaveLength(3);
   });
+
+  it('the kill switch stops the running children within 2 s, and the parent ends with them', async () => {
+    const suspended = randomUUID();
+    const suspendedKey = (await createKey(ctx.app, await tokenFor(suspended))).rawKey;
+    const admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
+    const { id } = await createScan(ctx.app, suspendedKey, {
+      target: TARGET,
+      scanType: 'sentinel',
+      options: { engines: ['nmap', 'zap'] },
+    });
+    const listed = (await get(`/api/v1/scans?parentScanId=${id}`, suspendedKey))
+      .scans as ListedScan[];
+    const runs = await Promise.all(
+      listed.map((child) => engines[child.scanType as keyof typeof engines].waitFor(child.id)),
+    );
+    const statusOf = async (scanId: string) =>
+      (
+        await sql<{ status: string; error_code: string | null }>`
+          select status, error_code from scans where id = ${scanId}`.execute(ctx.database.handle.db)
+      ).rows[0];
+
+    const suspendedAt = Date.now();
+    const suspend = await ctx.app.request(`/api/v1/admin/tenants/${suspended}/suspend`, {
+      method: 'POST',
+      headers: bearer(admin),
+    });
+    expect(suspend.status).toBe(200);
+    for (const child of listed) {
+      await until(
+        () => statusOf(child.id),
+        (row) => row?.status === 'failed',
+        5_000,
+      );
+    }
+    expect(Date.now() - suspendedAt).toBeLessThan(2_000);
+    expect(runs.every((run) => run.signal.aborted)).toBe(true);
+    for (const child of listed) {
+      expect(await statusOf(child.id)).toEqual({
+        status: 'failed',
+        error_code: 'TENANT_SUSPENDED',
+      });
+    }
+    // Every child failed alike: the parent, held by no worker, fails with their code.
+    expect(
+      await until(
+        () => statusOf(id),
+        (row) => row?.status !== 'running',
+      ),
+    ).toEqual({ status: 'failed', error_code: 'TENANT_SUSPENDED' });
+  });
 });
