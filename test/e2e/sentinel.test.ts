@@ -4,7 +4,8 @@
  * step of the orchestration can be watched: planning at creation, child scans in parallel, hidden
  * from the default list and outside the quota, the parent started by its first child, its weighted
  * progress, correlation and risk score when the last child ends, failed children, cancels in both
- * directions, and the housekeeping safety net. Real scanners run in sentinel-scan.test.ts.
+ * directions, the housekeeping safety net, and the children under their tenant's cap on running
+ * scans and its kill switch (issue 20). Real scanners run in sentinel-scan.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
