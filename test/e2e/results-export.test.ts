@@ -111,13 +111,14 @@ describe('streamed exports', () => {
       `attachment; filename="rampart-scan-${scanId}.sarif"`,
     );
     expect(sarif.text).toBe(expected.sarif);
+    // Streamed: sent in chunks, without a length known in advance.
+    expect(sarif.headers.get('content-length')).toBeNull();
     const log = JSON.parse(sarif.text);
     expect(log.runs[0].results).toHaveLength(count);
     const csv = await exportOf(scanId, 'csv');
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(csv.text).toBe(expected.csv);
-    // Streamed: sent in chunks, without a length known in advance.
     expect(csv.headers.get('content-length')).toBeNull();
     const dojo = await exportOf(scanId, 'defectdojo');
     expect(dojo.status).toBe(200);

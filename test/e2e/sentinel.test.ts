@@ -4,7 +4,8 @@
  * step of the orchestration can be watched: planning at creation, child scans in parallel, hidden
  * from the default list and outside the quota, the parent started by its first child, its weighted
  * progress, correlation and risk score when the last child ends, failed children, cancels in both
- * directions, and the housekeeping safety net. Real scanners run in sentinel-scan.test.ts.
+ * directions, the housekeeping safety net, and the children under their tenant's cap on running
+ * scans and its kill switch (issue 20). Real scanners run in sentinel-scan.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -14,7 +15,7 @@ import { PROGRESS_WEIGHTS } from '../../src/engines/sentinel/plan.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunOutput } from '../../src/use-cases/ports/engine-runs.js';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
-import { createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, getScan, SCAN_CREATED_FIELDS } from '../support/scans.js';
 import { until } from '../support/until.js';
 
@@ -474,5 +475,118 @@ describe('sentinel, orchestrated through the API', () => {
       (running) => !running.includes(nmapId),
     );
     expect((await getScan(ctx.app, key, id)).resultCount).toBe(0);
+  });
+});
+
+describe("sentinel and the tenant's cap on running scans (issue 20)", () => {
+  it('counts the children against the cap, not the engine-less parent', async () => {
+    const capped = randomUUID();
+    const cappedKey = (
+      await createKey(ctx.app, await tokenFor(capped), {
+        rateLimitPerMinute: 1000,
+        rateLimitPerHour: 50_000,
+      })
+    ).rawKey;
+    const admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
+    const cap = await ctx.app.request(`/api/v1/admin/tenants/${capped}/max-running-scans`, {
+      method: 'PUT',
+      headers: bearer(admin),
+      json: { maxRunningScans: 2 },
+    });
+    expect(cap.status, cap.text).toBe(200);
+    const heldOf = (tenant: string) =>
+      Object.values(engines).flatMap((held) =>
+        [...held.held.values()].filter((run) => run.request.scan.tenantId === tenant),
+      );
+
+    const { id } = await createScan(ctx.app, cappedKey, {
+      target: TARGET,
+      scanType: 'sentinel',
+      options: { engines: ['nmap', 'nuclei', 'zap'] },
+    });
+    // Two children run (the parent, held by no worker, takes no slot); the third waits.
+    await until(
+      () => heldOf(capped).length,
+      (running) => running === 2,
+    );
+    const listed = (await get(`/api/v1/scans?parentScanId=${id}`, cappedKey)).scans as ListedScan[];
+    expect(listed).toHaveLength(3);
+    const startedIds = heldOf(capped).map((run) => run.request.scan.id);
+    const waiting = listed.find((child) => !startedIds.includes(child.id));
+    expect(waiting?.status).toBe('queued');
+
+    // The worker has free slots and the waiting child is older, yet another tenant's scan starts:
+    // the claim that took it held the sentinel's tenant to its cap.
+    const other = await createScan(ctx.app, key, { target: '10.0.0.7', scanType: 'nmap' });
+    await engines.nmap.waitFor(other.id);
+    expect(heldOf(capped)).toHaveLength(2);
+    expect((await getScan(ctx.app, cappedKey, waiting?.id ?? '')).status).toBe('queued');
+
+    // A child ends: its slot goes to the waiting child, and never more than 2 run at once.
+    const [first] = heldOf(capped);
+    first?.release({});
+    const next = waiting?.scanType as keyof typeof engines;
+    await engines[next].waitFor(waiting?.id ?? '');
+    expect(heldOf(capped)).toHaveLength(2);
+
+    for (const run of heldOf(capped)) {
+      run.release({});
+    }
+    engines.nmap.release(other.id);
+    const ended = await until(
+      () => getScan(ctx.app, cappedKey, id),
+      (scan) => scan.status === 'completed',
+    );
+    expect(ended.sentinel.children).toHaveLength(3);
+  });
+
+  it('the kill switch stops the running children within 2 s, and the parent ends with them', async () => {
+    const suspended = randomUUID();
+    const suspendedKey = (await createKey(ctx.app, await tokenFor(suspended))).rawKey;
+    const admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
+    const { id } = await createScan(ctx.app, suspendedKey, {
+      target: TARGET,
+      scanType: 'sentinel',
+      options: { engines: ['nmap', 'zap'] },
+    });
+    const listed = (await get(`/api/v1/scans?parentScanId=${id}`, suspendedKey))
+      .scans as ListedScan[];
+    const runs = await Promise.all(
+      listed.map((child) => engines[child.scanType as keyof typeof engines].waitFor(child.id)),
+    );
+    const statusOf = async (scanId: string) =>
+      (
+        await sql<{ status: string; error_code: string | null }>`
+          select status, error_code from scans where id = ${scanId}`.execute(ctx.database.handle.db)
+      ).rows[0];
+
+    const suspendedAt = Date.now();
+    const suspend = await ctx.app.request(`/api/v1/admin/tenants/${suspended}/suspend`, {
+      method: 'POST',
+      headers: bearer(admin),
+    });
+    expect(suspend.status).toBe(200);
+    for (const child of listed) {
+      await until(
+        () => statusOf(child.id),
+        (row) => row?.status === 'failed',
+        5_000,
+      );
+    }
+    expect(Date.now() - suspendedAt).toBeLessThan(2_000);
+    expect(runs.every((run) => run.signal.aborted)).toBe(true);
+    for (const child of listed) {
+      expect(await statusOf(child.id)).toEqual({
+        status: 'failed',
+        error_code: 'TENANT_SUSPENDED',
+      });
+    }
+    // Every child failed alike: the parent, held by no worker, fails with their code.
+    expect(
+      await until(
+        () => statusOf(id),
+        (row) => row?.status !== 'running',
+      ),
+    ).toEqual({ status: 'failed', error_code: 'TENANT_SUSPENDED' });
   });
 });

@@ -230,6 +230,14 @@ describe('a tenant whose receiver never answers', () => {
       for (let i = 0; i < MAX_WEBHOOKS; i += 1) {
         await createWebhook(flooder.key, `${silent.url}a-${i}`, ['scan.started', 'scan.completed']);
       }
+      // That is the most it may have.
+      const oneMore = await call(ctx.app, flooder.key, 'POST', '/api/v1/webhooks', {
+        name: 'hook',
+        url: `${silent.url}a-more`,
+        events: ['scan.started'],
+      });
+      expect(oneMore.status).toBe(409);
+      expect(oneMore.body.code).toBe('TENANT_LIMIT_REACHED');
       // 4 scans: 8 events, 200 deliveries to the silent receiver.
       for (let i = 0; i < 4; i += 1) {
         await createScan(ctx.app, flooder.key, { target: `a-${i}.example`, scanType: 'nmap' });
