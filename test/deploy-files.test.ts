@@ -13,14 +13,11 @@
  * Every check is a function returning its problems, and the last block shows each one failing on
  * a broken copy of the real file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { registerHealth } from '../src/adapters/http/routes/system/health.js';
-import { ErrorEnvelope } from '../src/adapters/http/schemas/envelope.js';
 import { SANDBOX_PROGRAMS } from '../src/adapters/process/detect-sandbox.js';
 import { type Config, loadConfig } from '../src/config/load-config.js';
 import { ACTIVE_STATUSES } from '../src/domain/scans/status-machine.js';
@@ -28,88 +25,29 @@ import { refusedCidrs } from '../src/domain/targets/refused-ranges.js';
 import { isEngineName } from '../src/engines/engine.js';
 import { ENGINES } from '../src/engines/registry.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { registeredRoutes } from './support/registered-routes.js';
-
-const ROOT = new URL('..', import.meta.url).pathname;
-const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+import {
+  CONFIG_VARIABLES,
+  healthPaths,
+  ROOT,
+  read,
+  SCRIPT_COMMANDS,
+  scriptCommand,
+  sourceOfBuilt,
+} from './support/deploy-files/code-facts.js';
+import {
+  aptPackages,
+  parseDockerfile,
+  runsInStage,
+  stageChain,
+  stageCmd,
+  stageEnv,
+  stageUser,
+} from './support/deploy-files/dockerfile.js';
 
 type Env = Record<string, string>;
 // Parsed YAML is untyped by nature; the checks below narrow what they read.
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML documents
 type Doc = any;
-
-// ---------------------------------------------------------------------------------------------
-// What the code says.
-
-/** Every variable loadConfig reads: recorded through a proxy, once per branch that reads more. */
-function configVariables(): Set<string> {
-  const names = new Set<string>();
-  const recording = (values: Env) =>
-    new Proxy(values, {
-      get(target, name) {
-        if (typeof name === 'string') {
-          names.add(name);
-        }
-        return typeof name === 'string' ? target[name] : undefined;
-      },
-    });
-  loadConfig(recording({}));
-  // JWT_ISSUER and JWT_AUDIENCE are read only in JWKS mode.
-  loadConfig(
-    recording({
-      JWT_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
-      JWT_ISSUER: 'https://idp.example/',
-      JWT_AUDIENCE: 'rampart',
-    }),
-  );
-  return names;
-}
-
-const CONFIG_VARIABLES = configVariables();
-
-/** The paths the health routes answer on: the API app and the worker listener register these. */
-async function healthPaths(): Promise<Set<string>> {
-  const app = Fastify();
-  app.addSchema(ErrorEnvelope);
-  registerHealth(app, { readiness: async () => ({ ok: true }) });
-  await app.ready();
-  const paths = registeredRoutes(app).map((route) => route.replace(/^GET /, ''));
-  await app.close();
-  return new Set(paths);
-}
-
-const PACKAGE = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-
-/** A script's command without its build step: `npm run build && node X` -> ['node', 'X', …]. */
-function scriptCommand(script: string): string[] {
-  const text = PACKAGE.scripts[script];
-  if (text === undefined) {
-    throw new Error(`package.json has no script ${script}`);
-  }
-  const steps = text.split('&&').map((step) => step.trim());
-  const run = steps.filter((step) => step !== 'npm run build');
-  if (run.length !== 1 || !steps.includes('npm run build')) {
-    throw new Error(`script ${script} is not "npm run build && <command>": ${text}`);
-  }
-  return (run[0] ?? '').split(/\s+/);
-}
-
-/** The scripts an image may run, by their command. */
-const SCRIPT_COMMANDS = new Map(
-  ['start', 'worker', 'migrate'].map((script) => [scriptCommand(script).join(' '), script]),
-);
-
-/** dist/x/y.js -> src/x/y.ts, the rootDir/outDir of tsconfig.build.json. */
-function sourceOfBuilt(path: string): string {
-  const build = JSON.parse(read('tsconfig.build.json')) as {
-    compilerOptions: { rootDir: string; outDir: string };
-  };
-  const { rootDir, outDir } = build.compilerOptions;
-  if (!path.startsWith(`${outDir}/`) || !path.endsWith('.js')) {
-    throw new Error(`${path} is not under ${outDir}/`);
-  }
-  return `${rootDir}/${path.slice(outDir.length + 1, -'.js'.length)}.ts`;
-}
 
 /** Problems of a command an image or a manifest runs: it must be one of the package's scripts. */
 function commandProblems(where: string, command: readonly string[]): string[] {
@@ -138,124 +76,6 @@ function envProblems(where: string, env: Env): string[] {
 
 /** Secrets a file must never set inline, only through an env file or a Secret. */
 const SECRET_VARIABLES = ['DATABASE_URL', 'JWT_SECRET', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS'];
-
-// ---------------------------------------------------------------------------------------------
-// The Dockerfile.
-
-interface Stage {
-  readonly name: string;
-  readonly from: string;
-  readonly instructions: readonly { readonly op: string; readonly args: string }[];
-}
-
-/** The stages of a Dockerfile: continuation lines joined, comments dropped. */
-function parseDockerfile(text: string): Stage[] {
-  const logical = text
-    .split('\n')
-    .filter((line) => !/^\s*#/.test(line))
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-  const stages: { name: string; from: string; instructions: { op: string; args: string }[] }[] = [];
-  for (const line of logical) {
-    const [op = '', ...rest] = line.split(/\s+/);
-    const args = rest.join(' ');
-    if (op.toUpperCase() === 'FROM') {
-      const match = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args);
-      if (match === null) {
-        throw new Error(`FROM line not understood: ${line}`);
-      }
-      stages.push({ from: match[1] ?? '', name: match[2] ?? '', instructions: [] });
-      continue;
-    }
-    const stage = stages.at(-1);
-    if (stage === undefined) {
-      if (op.toUpperCase() === 'ARG') {
-        continue;
-      }
-      throw new Error(`instruction before FROM: ${line}`);
-    }
-    stage.instructions.push({ op: op.toUpperCase(), args });
-  }
-  return stages;
-}
-
-/** A stage's instructions with those of the stages it is built FROM first. */
-function stageChain(stages: readonly Stage[], name: string): Stage['instructions'] {
-  const stage = stages.find((candidate) => candidate.name === name);
-  if (stage === undefined) {
-    throw new Error(`Dockerfile has no stage ${name}`);
-  }
-  const parent = stages.some((candidate) => candidate.name === stage.from)
-    ? stageChain(stages, stage.from)
-    : [];
-  return [...parent, ...stage.instructions];
-}
-
-/** ENV of a stage (inherited ones included); `ENV A=1 B=2` form only. */
-function stageEnv(stages: readonly Stage[], name: string): Env {
-  const env: Env = {};
-  for (const { op, args } of stageChain(stages, name)) {
-    if (op !== 'ENV') {
-      continue;
-    }
-    for (const pair of args.split(/\s+/)) {
-      const match = /^([A-Za-z_][A-Za-z0-9_]*)=(\S*)$/.exec(pair);
-      if (match === null) {
-        throw new Error(`ENV not in NAME=value form: ${args}`);
-      }
-      env[match[1] ?? ''] = match[2] ?? '';
-    }
-  }
-  return env;
-}
-
-/** The last CMD of a stage, in exec form. */
-function stageCmd(stages: readonly Stage[], name: string): string[] {
-  const cmd = stageChain(stages, name)
-    .filter((instruction) => instruction.op === 'CMD')
-    .at(-1);
-  if (cmd === undefined) {
-    throw new Error(`stage ${name} has no CMD`);
-  }
-  return JSON.parse(cmd.args) as string[];
-}
-
-/** The user a stage's process runs as: its last USER, root when none. */
-function stageUser(stages: readonly Stage[], name: string): string {
-  return (
-    stageChain(stages, name)
-      .filter((instruction) => instruction.op === 'USER')
-      .at(-1)?.args ?? 'root'
-  );
-}
-
-/** Debian packages a stage installs with apt-get install. */
-function aptPackages(stages: readonly Stage[], name: string): Set<string> {
-  const packages = new Set<string>();
-  for (const { op, args } of stageChain(stages, name)) {
-    if (op !== 'RUN') {
-      continue;
-    }
-    for (const command of args.split('&&')) {
-      const words = command.trim().split(/\s+/);
-      if (words[0] === 'apt-get' && words.includes('install')) {
-        for (const word of words.slice(words.indexOf('install') + 1)) {
-          if (!word.startsWith('-')) {
-            packages.add(word);
-          }
-        }
-      }
-    }
-  }
-  return packages;
-}
-
-function runsInStage(stages: readonly Stage[], name: string, command: RegExp): boolean {
-  return stageChain(stages, name).some(({ op, args }) => op === 'RUN' && command.test(args));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Containers of compose.yaml and the Kubernetes manifests, in one shape.
