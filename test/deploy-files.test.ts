@@ -1,8 +1,9 @@
 /**
  * The deployment files (Dockerfile, compose.yaml, deploy/kubernetes/) cannot be run here: no
  * container engine, no cluster. So each file is parsed and held against the code it deploys:
- * - every environment variable a file sets is one the configuration reads (the names loadConfig
- *   asks its environment for, recorded), and the values it sets load without a ConfigError;
+ * - every environment variable a file sets for a Rampart image (rampart-api, rampart-worker; not the
+ *   PostgreSQL image's) is one the configuration reads (the names loadConfig asks its environment
+ *   for, recorded) and is documented in the README, and the values load without a ConfigError;
  * - every probe and health check asks a health route on the port the configuration listens on;
  * - the images' commands are the package's scripts without their build step, whose entry points
  *   exist in src/ (and so in dist/ after `npm run build`);
@@ -384,6 +385,17 @@ describe('what the checks compare against', () => {
       expect(CONFIG_VARIABLES).toContain(name);
     }
     expect(CONFIG_VARIABLES).not.toContain('NODE_ENV');
+  });
+
+  it('finds every variable a file sets in the README Configuration table', () => {
+    const documented = new Set(
+      [...read('README.md').matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((match) => match[1]),
+    );
+    const set = [...composeContainers(COMPOSE), ...kubernetesContainers(K8S_DOCS)].flatMap(
+      (container) => Object.keys(container.env),
+    );
+    expect(set.length).toBeGreaterThan(0);
+    expect([...new Set(set)].filter((name) => !documented.has(name))).toEqual([]);
   });
 
   it('finds the health routes and the scripts', () => {
