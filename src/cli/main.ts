@@ -2,19 +2,25 @@
  * The Rampart CLI. `rampart token --tenant <uuid> [--admin] [--ttl 1h] [--subject cli]` prints a
  * dashboard JWT signed with the configured secret (JWT_SECRET, or the one in DATA_DIR that the
  * server generates on first start; the CLI generates it the same way if the server never ran).
+ * `rampart migrate` (`npm run migrate`) applies pending migrations to the configured database and
+ * exits: the same step every process takes at start (openDatabase), for a deployment's migration
+ * job that runs before new API and worker processes.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { signToken } from '../adapters/auth-tokens/jwt.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
-import { resolveJwtSecret } from '../main/compose.js';
+import { openDatabase, resolveJwtSecret } from '../main/compose.js';
 
 const USAGE = `Usage: rampart token [--tenant <uuid>] [--admin] [--ttl 1h] [--subject <user id>]
+       rampart migrate
 
   --tenant   tenant id (UUID) the token names; a new one is generated when omitted
   --admin    add role "admin" (platform administrator)
   --ttl      lifetime: 90s, 30m, 1h, 7d (default 1h)
-  --subject  the sub claim (default "cli")`;
+  --subject  the sub claim (default "cli")
+
+  migrate    apply pending migrations to DATABASE_URL (or the embedded database in DATA_DIR)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -66,10 +72,26 @@ async function tokenCommand(args: string[]): Promise<void> {
   );
 }
 
+/** Opens the configured database, which applies pending migrations, and closes it again. */
+async function migrateCommand(args: string[]): Promise<void> {
+  if (args.length > 0) {
+    fail(`rampart migrate takes no arguments, got "${args.join(' ')}"`);
+  }
+  const database = await openDatabase(loadConfig(process.env));
+  await database.close();
+  console.error(
+    `migrated: ${database.kind === 'pglite' ? 'the embedded database' : 'DATABASE_URL'}`,
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'token') {
     await tokenCommand(rest);
+    return;
+  }
+  if (command === 'migrate') {
+    await migrateCommand(rest);
     return;
   }
   fail(

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       databaseConnectTimeoutMs: 5000,
       databaseStatementTimeoutMs: 10000,
       workerHealthPort: null,
+      workerEngines: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
       DATABASE_STATEMENT_TIMEOUT_MS: '1500',
       WORKER_HEALTH_PORT: '9091',
+      WORKER_ENGINES: 'nikto, wapiti,nikto',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -83,6 +85,7 @@ describe('loadConfig', () => {
       databaseConnectTimeoutMs: 1000,
       databaseStatementTimeoutMs: 1500,
       workerHealthPort: 9091,
+      workerEngines: ['nikto', 'wapiti'],
     });
   });
 
@@ -194,6 +197,7 @@ describe('loadConfig', () => {
     ['DATABASE_CONNECT_TIMEOUT_MS', '0'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
     ['WORKER_HEALTH_PORT', '65536'],
+    ['WORKER_ENGINES', 'nmap,openvas'],
   ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
     let error: unknown;
     try {

@@ -13,6 +13,7 @@ import {
   type PrivateTargetPolicy,
 } from '../domain/targets/private-target-policy.js';
 import { MAX_RUNNING_SCANS_CAP } from '../domain/tenants/running-scans-cap.js';
+import { ENGINE_NAMES, isEngineName } from '../engines/engine.js';
 
 export interface Config {
   readonly port: number;
@@ -59,6 +60,11 @@ export interface Config {
   readonly workerLeaseMs: number;
   /** How long running scans may finish after SIGTERM before they go back to the queue. */
   readonly workerShutdownGraceMs: number;
+  /**
+   * The engines this process's workers run (WORKER_ENGINES), of those whose scanners are installed;
+   * null: every installed one. Worker processes of one engine pool set the pool's engines.
+   */
+  readonly workerEngines: readonly string[] | null;
   /** The port of `npm run worker`'s /healthz and /readyz (WORKER_HEALTH_PORT); null: none. */
   readonly workerHealthPort: number | null;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
@@ -250,6 +256,24 @@ function egressTable(env: Env): string {
     );
   }
   return table;
+}
+
+/** WORKER_ENGINES: comma-separated engine names; unset: null (every engine found). */
+function workerEngines(env: Env): readonly string[] | null {
+  const raw = read(env, 'WORKER_ENGINES');
+  if (raw === undefined) {
+    return null;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isEngineName(entry)) {
+      throw new ConfigError(
+        'WORKER_ENGINES',
+        `must be comma-separated engine names (${ENGINE_NAMES.join(', ')}), got "${entry}"`,
+      );
+    }
+  }
+  return Object.freeze([...new Set(entries)]);
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -450,6 +474,7 @@ export function loadConfig(env: Env): Config {
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
     workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+    workerEngines: workerEngines(env),
     workerHealthPort:
       read(env, 'WORKER_HEALTH_PORT') === undefined
         ? null

@@ -26,7 +26,8 @@ import { type ScanWorker, startScanWorker } from '../workers/scan-worker.js';
 const WORKER_POLL_MS = 5_000;
 
 /**
- * A runner for every engine that has a command and whose binary was found on PATH, in `sandbox`
+ * A runner for every engine that has a command and whose binary was found on PATH (of those
+ * WORKER_ENGINES names, when it is set), in `sandbox`
  * when there is one (`scannerSandbox`, SCANNER_SANDBOX).
  */
 export function realEngineRunners(
@@ -37,7 +38,8 @@ export function realEngineRunners(
   const runners = new Map<string, EngineRunner>();
   for (const engine of listEngines()) {
     const probed = engines.find((candidate) => candidate.name === engine.name);
-    if (engine.kind !== 'tool' || probed?.available !== true) {
+    const excluded = config.workerEngines !== null && !config.workerEngines.includes(engine.name);
+    if (engine.kind !== 'tool' || probed?.available !== true || excluded) {
       continue;
     }
     runners.set(

@@ -18,7 +18,7 @@ export type SandboxDetection =
  * The programs the sandbox command line is made of (sandbox.ts) and those that load its egress
  * rules (adapters/egress/nft-egress.ts), with their Debian package.
  */
-const PROGRAMS = [
+export const SANDBOX_PROGRAMS: readonly { readonly binary: string; readonly package: string }[] = [
   { binary: 'bwrap', package: 'bubblewrap' },
   { binary: 'setpriv', package: 'util-linux' },
   { binary: 'prlimit', package: 'util-linux' },
@@ -32,7 +32,7 @@ export async function detectSandbox(
   uid: number | undefined = process.getuid?.(),
 ): Promise<SandboxDetection> {
   const missing: string[] = [];
-  for (const program of PROGRAMS) {
+  for (const program of SANDBOX_PROGRAMS) {
     if ((await findOnPath(program.binary, pathEnv)) === null) {
       missing.push(`${program.binary} (Debian package ${program.package})`);
     }
