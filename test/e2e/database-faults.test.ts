@@ -17,12 +17,13 @@
  *    scans they cannot store at that moment.
  *
  * It then asserts that no process exited; every scan that got a 201 completed, ran once and has
- * its finding (those that finished during the refusal were stored after it); every terminal event reached the receiver; every request got an answer within
- * ANSWER_BOUND_MS in the contract's envelope, 503 SERVICE_UNAVAILABLE with Retry-After while the
- * database was away and never 500; after each fault new scans were accepted and completed without
- * a restart; every process's loops (the workers', the API's webhook dispatcher) said once that
- * the database was away and that it was back. It prints
- * the time to recover after each fault and the requests refused (one line, for the README).
+ * its finding (those that finished during the refusal were stored after it); every terminal
+ * event reached the receiver; every request got an answer within ANSWER_BOUND_MS in the
+ * contract's envelope, 503 SERVICE_UNAVAILABLE with Retry-After while the database was away and
+ * never 500; after each fault new scans were accepted and completed without a restart; every
+ * process's loops (the workers', the API's webhook dispatcher) said once that the database was
+ * away and that it was back. It prints the time to recover after each fault and the requests
+ * refused (one line, for the README).
  *
  * Every assertion is soft (`expect.soft`), so one run reports every broken promise at once.
  */
