@@ -1,14 +1,19 @@
 /**
  * What a client sees while PostgreSQL is away (issue 19): every request gets an answer within the
  * configured timeouts, 503 SERVICE_UNAVAILABLE with Retry-After in the envelope, and requests
- * succeed again once the database is back, without a restart. A database failure that is not an
+ * succeed again once the database is back, without a restart. A call that waits for a pooled
+ * connection while every one is held gives up after the connect timeout, as an outage. A database failure that is not an
  * outage answers 500 DATABASE_ERROR, saying nothing of the SQL. Always on the real PostgreSQL,
  * behind a TCP proxy only this file's app uses (test/support/proxied-postgres.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/adapters/http/error-handler.js';
+import { isDatabaseUnavailable } from '../../src/adapters/db/database-errors.js';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  fromDatabaseError,
+} from '../../src/adapters/http/error-handler.js';
 import {
   bearer,
   createKey,
@@ -144,6 +149,50 @@ describe('a pooled connection whose statement timed out on a silent path', () =>
     const after = await backendPid();
     expect(after).toBeGreaterThan(0);
     expect(after).not.toBe(before);
+  });
+});
+
+describe('a call that waits for a pooled connection while every one is held', () => {
+  it('gives up after the connect timeout as an outage (503), and the pool serves again', async () => {
+    const handle = database.connect({ timeouts: TIMEOUTS, poolSize: 1 });
+    // A transaction holds the only connection until the test lets it go (idle in it: no statement
+    // runs, so no statement timeout ends it).
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const holder = handle.db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx);
+      entered();
+      await held;
+    });
+    await inside;
+    let waited: { error: unknown; ms: number };
+    try {
+      const started = performance.now();
+      const error = await sql`select 1`.execute(handle.db).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      waited = { error, ms: performance.now() - started };
+    } finally {
+      letGo();
+      await holder;
+    }
+    expect(waited.error).toBeInstanceOf(Error);
+    expect(isDatabaseUnavailable(waited.error)).toBe(true);
+    expect(fromDatabaseError(waited.error)?.status).toBe(503);
+    // It waited for the connect timeout (a little timer slack below it), and not much longer.
+    expect(waited.ms).toBeGreaterThanOrEqual(TIMEOUTS.connectTimeoutMs - 50);
+    expect(waited.ms).toBeLessThan(TIMEOUTS.connectTimeoutMs + 1_000);
+    // The connection the transaction gave back serves the next call.
+    expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([
+      { one: 1 },
+    ]);
   });
 });
 

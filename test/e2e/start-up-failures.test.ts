@@ -1,6 +1,7 @@
 /**
  * Start-up failures of the real entry points (issue 19): the server (and the worker process) on a
- * DATA_DIR that is read-only, full or not ours, and on a DATABASE_URL nobody listens at, prints
+ * DATA_DIR that is read-only, full or not ours, on a DATABASE_URL nobody listens at, and on one
+ * whose server refuses the connection (a database it does not have), prints
  * exactly one line naming the setting and the cause, exits 1, and leaves no half-created embedded
  * database behind (while one that existed before is kept).
  *
@@ -18,6 +19,7 @@ import { openPglite } from '../../src/adapters/db/connect.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/main/compose.js';
 import { TEST_JWT_SECRET } from '../support/harness.js';
+import { POSTGRES_URL } from '../support/proxied-postgres.js';
 import { freePort } from '../support/service-process.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -182,5 +184,24 @@ describe('start-up on a DATABASE_URL nobody listens at', () => {
       stderr: `Rampart failed to start: DATABASE_URL postgres://rampart:***@127.0.0.1:${closed}/rampart is unreachable: connect ECONNREFUSED 127.0.0.1:${closed}\n`,
     });
     expect(ended.stderr).not.toContain(password);
+  }, 60_000);
+});
+
+describe('start-up on a DATABASE_URL whose server says no', () => {
+  it('says the server refused the connection, on the server and the worker process', async () => {
+    // The machine's PostgreSQL (whatever the suite's backend, as the outage tests use it), asked
+    // for a database it does not have: it answers, with SQLSTATE 3D000.
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/rampart_missing_${process.pid}`;
+    const shown = url.toString();
+    const reason = `database "rampart_missing_${process.pid}" does not exist`;
+    expect(await runEntryPoint('server', { DATABASE_URL: shown })).toEqual({
+      code: 1,
+      stderr: `Rampart failed to start: DATABASE_URL ${shown} refused the connection: ${reason}\n`,
+    });
+    expect(await runEntryPoint('worker-server', { DATABASE_URL: shown })).toEqual({
+      code: 1,
+      stderr: `Rampart workers failed to start: DATABASE_URL ${shown} refused the connection: ${reason}\n`,
+    });
   }, 60_000);
 });
