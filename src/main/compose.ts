@@ -52,6 +52,7 @@ import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { type AssetReverifier, startAssetReverifier } from '../workers/asset-reverifier.js';
+import { outageLogOf } from '../workers/outage-log.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import type { Scheduler } from '../workers/scheduler.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
@@ -301,7 +302,11 @@ export async function composeApp(
       graceMs: config.verification.graceHours * 3_600_000,
       intervalMs: config.verification.intervalHours * 3_600_000,
     },
-    { pollMs: 60_000, logger, enabled: config.verification.intervalHours > 0 },
+    {
+      pollMs: 60_000,
+      outage: outageLogOf(database, logger),
+      enabled: config.verification.intervalHours > 0,
+    },
   );
   if (config.workers > 0) {
     await removeLeftoverScanWorkspaces(logger);

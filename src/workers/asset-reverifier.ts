@@ -3,10 +3,11 @@
  * whose last check is older than VERIFICATION_INTERVAL_HOURS (a claim sets their last check, with
  * SKIP LOCKED, so several processes never check one asset twice in an interval) and checks each
  * (verify-asset.ts: the grace period applies). A process that dies mid-check leaves that asset for
- * the next interval. Failures are logged; the loop goes on.
+ * the next interval. Failures go to the process's outage log (a database outage is said once);
+ * the loop goes on.
  */
-import type { Logger } from 'pino';
 import { reverifyDueAssets, type VerifyDeps } from '../use-cases/assets/verify-asset.js';
+import type { OutageLog } from './outage-log.js';
 
 const BATCH = 20;
 
@@ -18,7 +19,11 @@ export interface AssetReverifier {
 
 export function startAssetReverifier(
   deps: VerifyDeps & { readonly intervalMs: number },
-  options: { readonly pollMs: number; readonly logger: Logger; readonly enabled: boolean },
+  options: {
+    readonly pollMs: number;
+    readonly outage: OutageLog;
+    readonly enabled: boolean;
+  },
 ): AssetReverifier {
   let running: Promise<number> = Promise.resolve(0);
   let stopped = false;
@@ -38,8 +43,13 @@ export function startAssetReverifier(
   };
   const timer = options.enabled
     ? setInterval(() => {
-        runOnce().catch((error: unknown) =>
-          options.logger.warn({ err: error }, 'asset re-verification failed; retrying later'),
+        const began = options.outage.begin();
+        runOnce().then(
+          () => options.outage.succeeded(),
+          (error: unknown) =>
+            options.outage.failed(error, began, 'verifying assets again', {
+              component: 'asset-reverifier',
+            }),
         );
       }, options.pollMs)
     : null;
