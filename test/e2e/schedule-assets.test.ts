@@ -22,7 +22,10 @@ const ctx = useTestApp(
   },
   {
     clock: { now: () => now },
-    engineRunners: new Map([['nmap', instantEngine()]]),
+    engineRunners: new Map([
+      ['nmap', instantEngine()],
+      ['sublist3r', instantEngine()],
+    ]),
     resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
   },
 );
@@ -87,7 +90,8 @@ async function runNext(scheduleId: string) {
 const scanOf = async (id: string) => (await api(`/api/v1/scans/${id}`)).body.data.scan;
 
 beforeAll(async () => {
-  key = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
+  key = (await createKey(ctx.app, await tokenFor(randomUUID()), { rateLimitPerMinute: 1000 }))
+    .rawKey;
   otherKey = (await createKey(ctx.app, await tokenFor(randomUUID()))).rawKey;
 });
 
@@ -250,4 +254,25 @@ describe('running a schedule over assets', () => {
       pausedReason: expect.stringContaining('TARGET_NOT_VERIFIED'),
     });
   });
+
+  it('scans at most 100 assets of a tag, the oldest, and records the rest', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 101; index += 1) {
+      ids.push(await asset('domain', `many${index}.example`, { tags: ['many'] }));
+    }
+    // sublist3r is passive: REQUIRE_VERIFIED_TARGETS=intrusive lets it scan unverified assets.
+    const schedule = await createSchedule({ assetTag: 'many', scan: { scanType: 'sublist3r' } });
+    const { run, schedule: after } = await runNext(schedule.id);
+    expect(run.outcome).toBe('partial');
+    expect(run.scanIds).toHaveLength(100);
+    expect(run.errors).toEqual([
+      {
+        target: 'many100.example',
+        assetId: ids[100],
+        code: 'INVALID_FIELD_VALUE',
+        message: expect.stringContaining('more than 100 assets'),
+      },
+    ]);
+    expect(after.consecutiveFailures).toBe(0);
+  }, 60_000);
 });
