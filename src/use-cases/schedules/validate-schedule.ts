@@ -177,8 +177,9 @@ export async function scheduleFieldsFrom(
       'credentials are not stored in a schedule: put them in a template and give its templateId',
     );
   }
-  const listed = selection.assetIds ?? selection.targets;
-  if (new Set(listed.map((one) => one.toLowerCase())).size !== listed.length) {
+  // Asset ids are UUIDs, in any case; targets are compared as written (URL paths have case).
+  const listed = selection.assetIds?.map((id) => id.toLowerCase()) ?? selection.targets;
+  if (new Set(listed).size !== listed.length) {
     throw invalid(
       selection.assetIds === null ? 'targets' : 'assetIds',
       selection.assetIds === null ? 'each target once' : 'each asset once',
