@@ -3,8 +3,8 @@
  * production scheduler (startProcessScheduler) over PostgreSQL, with an injected clock fixed at
  * RAMPART_TEST_NOW, every engine runnable, and a target resolver that admits every name. With
  * RAMPART_TEST_HANG_AT=<n> the n-th target check never returns: the process then holds its claim
- * (rows locked, some scans inserted, nothing committed) and prints "holding" so that a test can
- * SIGKILL it mid-claim, before anything of the claim is written. With
+ * (rows locked; the checks come before the claim's first write, so nothing is written) and
+ * prints "holding" so that a test can SIGKILL it mid-claim. With
  * RAMPART_TEST_HOLD_AFTER_SCANS=<n> (a test hook of this test process only: production code has no
  * such switch) the claim holds once <n> of its scans have been stored in its transaction, after
  * the claim's occurrences were reserved: it reads them back through the transaction and prints
