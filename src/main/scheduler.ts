@@ -13,6 +13,7 @@ import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../use-cases/ports/common.js';
 import type { TargetResolver, WorkerDirectory } from '../use-cases/ports/scans.js';
+import type { ScheduleClaimer } from '../use-cases/ports/schedules.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { ChildScanPlanner } from '../use-cases/scans/create-scan.js';
 import { runDueSchedules } from '../use-cases/schedules/run-due-schedules.js';
@@ -35,13 +36,15 @@ export function startProcessScheduler(options: {
   readonly clock?: Clock;
   readonly workers?: WorkerDirectory;
   readonly webhookLookup?: LookupAddresses;
+  /** The claim of due schedules (default: SKIP LOCKED on this database); tests wrap the real one. */
+  readonly claimer?: ScheduleClaimer;
 }): Scheduler | null {
   const { config } = options;
   if (config.workers === 0 || !config.scheduler.enabled) {
     return null;
   }
   const deps = {
-    claimer: createScheduleClaimer(options.database),
+    claimer: options.claimer ?? createScheduleClaimer(options.database),
     childScans: options.childScans,
     workers:
       options.workers ??

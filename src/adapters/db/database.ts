@@ -346,7 +346,12 @@ export interface SchedulesTable {
   description: string | null;
   scan: ColumnType<Record<string, unknown>, string, string>;
   template_id: string | null;
+  /** Empty when the schedule selects assets (asset_ids or asset_tag). */
   targets: string[];
+  /** The assets of the tenant it scans, by id (migration 0018). */
+  asset_ids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** Every asset of the tenant carrying this tag at each run (migration 0018). */
+  asset_tag: ColumnType<string | null, string | null | undefined, string | null>;
   cron: string | null;
   time_zone: string | null;
   interval_seconds: number | null;

@@ -18,8 +18,14 @@ import { createScanStore } from '../db/scans.repository.js';
 import { toScheduleRecord } from '../db/schedules.repository.js';
 import { createTemplateStore } from '../db/templates.repository.js';
 
-/** A handle whose every statement runs in `trx` (only what the scan store uses). */
-function transactionHandle(trx: Kysely<Database>, kind: DatabaseHandle['kind']): DatabaseHandle {
+/**
+ * A handle whose every statement runs in `trx` (only what the scan store uses). Exported for
+ * bench/schedules.ts, whose floor creates scans in transactions the size of a claim.
+ */
+export function transactionHandle(
+  trx: Kysely<Database>,
+  kind: DatabaseHandle['kind'],
+): DatabaseHandle {
   const outside = () => {
     throw new Error('not available inside a schedule claim');
   };

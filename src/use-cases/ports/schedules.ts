@@ -12,10 +12,27 @@ export interface ScheduleFields {
   /** The fields of a POST /api/v1/scans body, without `target` (one scan per target). */
   readonly scan: Readonly<Record<string, unknown>>;
   readonly templateId: string | null;
+  /**
+   * What each occurrence scans, exactly one of: `targets` (empty otherwise), `assetIds` (assets
+   * of the tenant, each scanned at its value and linked to it) or `assetTag` (every asset of the
+   * tenant carrying the tag when the occurrence runs).
+   */
   readonly targets: readonly string[];
+  readonly assetIds: readonly string[] | null;
+  readonly assetTag: string | null;
   readonly recurrence: Recurrence;
   readonly missedRunPolicy: MissedRunPolicy;
   readonly paused: boolean;
+}
+
+/** A scan of an occurrence that was not created, and why. */
+export interface ScheduleRunError {
+  /** The scan target; null when there was none to scan (an asset gone, a tag on no asset). */
+  readonly target: string | null;
+  /** The asset the scan was for (schedules over assets). */
+  readonly assetId?: string;
+  readonly code: string;
+  readonly message: string;
 }
 
 /** The scans one occurrence made, or why it made none. */
@@ -25,7 +42,7 @@ export interface ScheduleRun {
   /** created: every target's scan; partial: some; failed: none; skipped: missed, not run. */
   readonly outcome: 'created' | 'partial' | 'failed' | 'skipped';
   readonly scanIds: readonly string[];
-  readonly errors: readonly { target: string; code: string; message: string }[];
+  readonly errors: readonly ScheduleRunError[];
   /** Due occurrences this claim did not run (skip), or folded into this one (run_once). */
   readonly missed: number;
 }

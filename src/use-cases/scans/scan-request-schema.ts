@@ -20,8 +20,8 @@ import { variantPerEngine } from './options-by-engine.js';
 export const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_NAME_LENGTH = 255;
 const MAX_TAGS = 50;
-const MAX_TAG_LENGTH = 100;
-const MAX_ASSET_ID_LENGTH = 255;
+export const MAX_TAG_LENGTH = 100;
+export const MAX_ASSET_ID_LENGTH = 255;
 const MAX_CONFIG_JSON_BYTES = 16 * 1024;
 
 /** A string of 1 to `max` characters, with the reason these fields have always given. */

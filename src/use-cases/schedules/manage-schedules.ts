@@ -10,7 +10,8 @@ import { scheduleFieldsFrom } from './validate-schedule.js';
 /** Runs shown with a schedule, newest first. */
 export const LAST_RUNS_SHOWN = 10;
 
-export interface ScheduleDeps extends Pick<CreateScanDeps, 'templates' | 'allowPrivateTargets'> {
+export interface ScheduleDeps
+  extends Pick<CreateScanDeps, 'templates' | 'allowPrivateTargets' | 'assets'> {
   readonly schedules: ScheduleStore;
   readonly ids: IdSource;
   readonly clock: Clock;
@@ -38,6 +39,8 @@ export function toScheduleView(schedule: ScheduleRecord, runs: readonly Schedule
     scan: { ...schedule.scan },
     templateId: schedule.templateId,
     targets: [...schedule.targets],
+    assetIds: schedule.assetIds === null ? null : [...schedule.assetIds],
+    assetTag: schedule.assetTag,
     cron: recurrence.kind === 'cron' ? recurrence.cron : null,
     timeZone: recurrence.kind === 'cron' ? recurrence.timeZone : null,
     intervalSeconds: recurrence.kind === 'interval' ? recurrence.intervalSeconds : null,

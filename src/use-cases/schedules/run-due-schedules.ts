@@ -20,9 +20,15 @@ import type {
   ScheduleClaimer,
   ScheduleRecord,
   ScheduleRun,
+  ScheduleRunError,
   ScheduleState,
 } from '../ports/schedules.js';
 import { type CreateScanDeps, checkScanRequest, createScan } from '../scans/create-scan.js';
+import {
+  type ScheduledTarget,
+  type ScheduledTargets,
+  scheduledTargets,
+} from './scheduled-targets.js';
 
 export interface RunSchedulesDeps extends Omit<CreateScanDeps, 'scans' | 'templates' | 'assets'> {
   readonly claimer: ScheduleClaimer;
@@ -41,27 +47,56 @@ export async function runDueSchedules(deps: RunSchedulesDeps): Promise<number> {
   const runnable = await deps.workers.runnableEngines();
   const workers = { runnableEngines: async () => runnable };
   return deps.claimer.claimDue(now, deps.batchSize, async (claim) => {
+    const decided = await decideClaim(deps, claim, now);
     // The lookups first (targets' names, callback hosts): the first scan stored locks the
     // tenant's quota row until commit, and no lookup should be waited for while it is held.
-    const lookups = await lookUpFirst(deps, claim, now);
-    await runClaim({ ...deps, ...lookups, workers }, claim, now);
+    const lookups = await lookUpFirst(deps, claim, decided);
+    await runClaim({ ...deps, ...lookups, workers }, claim, decided, now);
   });
 }
 
-/** Every scan body of the claimed schedules' occurrences that will run. */
-function* bodiesOf(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date) {
+/** A claimed schedule, its missed-run decision, and what its occurrence scans (if it runs). */
+interface Decided {
+  readonly schedule: ScheduleRecord;
+  readonly due: Date;
+  readonly decision: ReturnType<typeof decideDue>;
+  /** null when the occurrence does not run (skipped). */
+  readonly scheduled: ScheduledTargets | null;
+}
+
+/**
+ * Each claimed schedule decided by its missed-run policy; the assets of those that run are read
+ * in the claim's transaction (a tag is resolved now, so assets tagged since are included).
+ */
+async function decideClaim(
+  deps: RunSchedulesDeps,
+  claim: ScheduleClaim,
+  now: Date,
+): Promise<Decided[]> {
+  const decided: Decided[] = [];
   for (const schedule of claim.schedules) {
-    const { run } = decideDue(
+    const due = schedule.nextRunAt ?? now;
+    const decision = decideDue(
       schedule.recurrence,
-      schedule.nextRunAt ?? now,
+      due,
       now,
       schedule.missedRunPolicy,
       deps.lateAfterMs,
     );
-    if (run !== null) {
-      for (const target of schedule.targets) {
-        yield { schedule, body: scanBody(schedule, target) };
-      }
+    const scheduled =
+      decision.run === null
+        ? null
+        : await scheduledTargets(claim.assets, schedule.tenantId, schedule);
+    decided.push({ schedule, due, decision, scheduled });
+  }
+  return decided;
+}
+
+/** Every scan body of the claimed schedules' occurrences that will run. */
+function* bodiesOf(decided: readonly Decided[]) {
+  for (const { schedule, scheduled } of decided) {
+    for (const one of scheduled?.targets ?? []) {
+      yield { schedule, body: scanBody(schedule, one) };
     }
   }
 }
@@ -73,11 +108,11 @@ function* bodiesOf(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date) {
 async function lookUpFirst(
   deps: RunSchedulesDeps,
   claim: ScheduleClaim,
-  now: Date,
+  decided: readonly Decided[],
 ): Promise<Pick<CreateScanDeps, 'resolver' | 'urls'>> {
   const targets = new Map<string, ReturnType<CreateScanDeps['resolver']['check']>>();
   const urls = new Map<string, ReturnType<CreateScanDeps['urls']['check']>>();
-  for (const { schedule, body } of bodiesOf(deps, claim, now)) {
+  for (const { schedule, body } of bodiesOf(decided)) {
     try {
       const { request } = await checkScanRequest(
         { templates: claim.templates, allowPrivateTargets: deps.allowPrivateTargets },
@@ -121,10 +156,11 @@ function callerOf(schedule: ScheduleRecord) {
   };
 }
 
-function scanBody(schedule: ScheduleRecord, target: string): Record<string, unknown> {
+function scanBody(schedule: ScheduleRecord, one: ScheduledTarget): Record<string, unknown> {
   return {
     ...schedule.scan,
-    target,
+    target: one.target,
+    ...(one.assetId === null ? {} : { assetId: one.assetId }),
     ...(schedule.templateId === null ? {} : { templateId: schedule.templateId }),
   };
 }
@@ -134,18 +170,12 @@ function scanBody(schedule: ScheduleRecord, target: string): Record<string, unkn
  * created (concurrently: the scan store batches one tenant's inserts into one statement), then the
  * runs and the next run times written in one statement each.
  */
-async function runClaim(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date): Promise<void> {
-  const decided = claim.schedules.map((schedule) => ({
-    schedule,
-    due: schedule.nextRunAt ?? now,
-    decision: decideDue(
-      schedule.recurrence,
-      schedule.nextRunAt ?? now,
-      now,
-      schedule.missedRunPolicy,
-      deps.lateAfterMs,
-    ),
-  }));
+async function runClaim(
+  deps: RunSchedulesDeps,
+  claim: ScheduleClaim,
+  decided: readonly Decided[],
+  now: Date,
+): Promise<void> {
   const reserved = await claim.reserve(
     decided.flatMap(({ schedule, decision }) =>
       decision.run === null ? [] : [{ scheduleId: schedule.id, occurrenceAt: decision.run }],
@@ -158,7 +188,7 @@ async function runClaim(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date)
     assets: claim.assets,
   };
   const outcomes = await Promise.all(
-    decided.map(async ({ schedule, due, decision }) => {
+    decided.map(async ({ schedule, due, decision, scheduled }) => {
       let failures = schedule.consecutiveFailures;
       let pausedReason: string | null = null;
       let run: ScheduleRun | null = null;
@@ -171,28 +201,33 @@ async function runClaim(deps: RunSchedulesDeps, claim: ScheduleClaim, now: Date)
           errors: [],
           missed: decision.missed,
         };
-      } else if (reserved.has(schedule.id)) {
+      } else if (reserved.has(schedule.id) && scheduled !== null) {
         const made = await Promise.all(
-          schedule.targets.map(async (target) => {
+          scheduled.targets.map(async (one) => {
             try {
-              const scan = await createScan(
-                scanDeps,
-                callerOf(schedule),
-                scanBody(schedule, target),
-              );
+              const scan = await createScan(scanDeps, callerOf(schedule), scanBody(schedule, one));
               return { id: scan.id, error: null };
             } catch (error) {
               // A refusal is this occurrence's outcome; anything else rolls the claim back.
               if (!(error instanceof ApiError)) {
                 throw error;
               }
-              const refusal = { target, code: error.code as string, message: error.message };
+              const refusal: ScheduleRunError = {
+                target: one.target,
+                ...(one.assetId === null ? {} : { assetId: one.assetId }),
+                code: error.code,
+                message: error.message,
+              };
               return { id: null, error: refusal };
             }
           }),
         );
         const scanIds = made.flatMap((one) => (one.id === null ? [] : [one.id]));
-        const errors = made.flatMap((one) => (one.error === null ? [] : [one.error]));
+        // An asset gone or a tag on no asset is an error of the run too, first.
+        const errors = [
+          ...scheduled.errors,
+          ...made.flatMap((one) => (one.error === null ? [] : [one.error])),
+        ];
         run = {
           occurrenceAt: decision.run,
           ranAt: now,

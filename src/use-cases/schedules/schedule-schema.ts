@@ -5,7 +5,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import { orNull } from '../../domain/validation/or-null.js';
-import { MAX_NAME_LENGTH } from '../scans/scan-request-schema.js';
+import {
+  MAX_ASSET_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_TAG_LENGTH,
+} from '../scans/scan-request-schema.js';
 
 export const MAX_SCHEDULE_TARGETS = 100;
 export const MIN_INTERVAL_SECONDS = 60;
@@ -33,11 +37,35 @@ const scheduleFields = {
   templateId: Type.Optional(
     orNull(Type.String({ description: 'Start each scan from this template (as POST /scans)' })),
   ),
-  targets: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
-    minItems: 1,
-    maxItems: MAX_SCHEDULE_TARGETS,
-    description: 'One scan per target at each occurrence',
-  }),
+  targets: Type.Optional(
+    orNull(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+        minItems: 1,
+        maxItems: MAX_SCHEDULE_TARGETS,
+        description:
+          'One scan per target at each occurrence. Give exactly one of targets, assetIds and assetTag',
+      }),
+    ),
+  ),
+  assetIds: Type.Optional(
+    orNull(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_ASSET_ID_LENGTH }), {
+        minItems: 1,
+        maxItems: MAX_SCHEDULE_TARGETS,
+        description:
+          "Instead of targets: assets of the tenant (GET /api/v1/assets); each occurrence scans each asset's value, linked to the asset. An unknown id is 400 INVALID_ASSET_ID",
+      }),
+    ),
+  ),
+  assetTag: Type.Optional(
+    orNull(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_TAG_LENGTH,
+        description: `Instead of targets: every asset of the tenant carrying this tag when the occurrence runs (assets tagged later are included; at most ${MAX_SCHEDULE_TARGETS}, oldest first)`,
+      }),
+    ),
+  ),
   cron: Type.Optional(
     orNull(
       Type.String({

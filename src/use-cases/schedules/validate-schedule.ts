@@ -2,7 +2,8 @@
  * Validation of schedule bodies (POST and PATCH /api/v1/schedules). The schema answers missing
  * fields and wrong types first, then its wrong values; then the rules across fields: a cron
  * expression (with its time zone) or an interval, a scan body or a template, no credentials in
- * the schedule's own scan body. Each target is then checked as a scan request would be
+ * the schedule's own scan body, exactly one of targets, assetIds and assetTag. Each target (each
+ * asset's value) is then checked as a scan request would be
  * (checkScanRequest), so a schedule that could never create its scans is refused when written.
  */
 import { ApiError } from '../../domain/errors.js';
@@ -17,6 +18,7 @@ import { compileBodyCheck } from '../../domain/validation/ajv.js';
 import type { ScheduleFields, ScheduleRecord } from '../ports/schedules.js';
 import { type CreateScanDeps, checkScanRequest, type ScanCaller } from '../scans/create-scan.js';
 import { CreateScheduleBody, PatchScheduleBody } from './schedule-schema.js';
+import { noSuchAsset, scheduledTargets, selectsAssets } from './scheduled-targets.js';
 
 const checkCreate = compileBodyCheck(CreateScheduleBody);
 const checkPatch = compileBodyCheck(PatchScheduleBody);
@@ -26,6 +28,28 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const invalid = (field: string, reason: string) =>
   new ApiError('INVALID_FIELD_VALUE', { field, reason });
+
+/** The fields that say what a schedule scans: exactly one of them. */
+const SELECTIONS = ['targets', 'assetIds', 'assetTag'] as const;
+
+function selectionOf(
+  merged: Record<string, unknown>,
+  given: (field: string) => boolean,
+): Pick<ScheduleFields, 'targets' | 'assetIds' | 'assetTag'> {
+  const chosen = SELECTIONS.filter(given);
+  const [first, second] = chosen;
+  if (first === undefined) {
+    throw new ApiError('MISSING_REQUIRED_FIELD', { field: 'targets' });
+  }
+  if (second !== undefined) {
+    throw invalid(second, `give one of ${SELECTIONS.join(', ')}, not ${first} and ${second}`);
+  }
+  return {
+    targets: first === 'targets' ? (merged.targets as string[]) : [],
+    assetIds: first === 'assetIds' ? (merged.assetIds as string[]) : null,
+    assetTag: first === 'assetTag' ? String(merged.assetTag) : null,
+  };
+}
 
 /** A stored schedule written back as a body, for PATCH to apply its fields over. */
 function asBody(current: ScheduleRecord): Record<string, unknown> {
@@ -38,7 +62,11 @@ function asBody(current: ScheduleRecord): Record<string, unknown> {
     description: current.description,
     scan: Object.keys(current.scan).length === 0 ? null : current.scan,
     templateId: current.templateId,
-    targets: current.targets,
+    ...(current.assetIds !== null
+      ? { assetIds: current.assetIds }
+      : current.assetTag !== null
+        ? { assetTag: current.assetTag }
+        : { targets: current.targets }),
     ...recurrence,
     missedRunPolicy: current.missedRunPolicy,
     paused: current.paused,
@@ -64,7 +92,7 @@ function hasCredentials(scan: Record<string, unknown>): boolean {
  * as a scan request of `caller`. `anchor` starts an interval that is new. Throws the first problem.
  */
 export async function scheduleFieldsFrom(
-  deps: Pick<CreateScanDeps, 'templates' | 'allowPrivateTargets'>,
+  deps: Pick<CreateScanDeps, 'templates' | 'allowPrivateTargets' | 'assets'>,
   caller: ScanCaller,
   body: unknown,
   current: ScheduleRecord | null,
@@ -85,6 +113,12 @@ export async function scheduleFieldsFrom(
   const base = current === null ? {} : asBody(current);
   if ('cron' in sent || 'intervalSeconds' in sent) {
     for (const field of ['cron', 'timeZone', 'intervalSeconds']) {
+      delete base[field];
+    }
+  }
+  // So does a new choice of what to scan.
+  if (SELECTIONS.some((field) => field in sent)) {
+    for (const field of SELECTIONS) {
       delete base[field];
     }
   }
@@ -124,11 +158,16 @@ export async function scheduleFieldsFrom(
   if (!given('scan') && templateId === null) {
     throw new ApiError('MISSING_REQUIRED_FIELD', { field: 'scan' });
   }
-  for (const field of ['target', 'templateId']) {
-    if (scan[field] !== undefined) {
+  const selection = selectionOf(merged, given);
+  for (const field of ['target', 'templateId', 'assetId']) {
+    if (scan[field] !== undefined && (field !== 'assetId' || selectsAssets(selection))) {
       throw invalid(
         `scan.${field}`,
-        field === 'target' ? 'targets are given in targets' : 'give templateId beside scan',
+        field === 'target'
+          ? 'targets are given in targets'
+          : field === 'templateId'
+            ? 'give templateId beside scan'
+            : 'each scan is linked to its asset of assetIds or assetTag',
       );
     }
   }
@@ -138,14 +177,30 @@ export async function scheduleFieldsFrom(
       'credentials are not stored in a schedule: put them in a template and give its templateId',
     );
   }
-  const targets = merged.targets as string[];
-  if (new Set(targets).size !== targets.length) {
-    throw invalid('targets', 'each target once');
+  // Asset ids are UUIDs, in any case; targets are compared as written (URL paths have case).
+  const listed = selection.assetIds?.map((id) => id.toLowerCase()) ?? selection.targets;
+  if (new Set(listed).size !== listed.length) {
+    throw invalid(
+      selection.assetIds === null ? 'targets' : 'assetIds',
+      selection.assetIds === null ? 'each target once' : 'each asset once',
+    );
   }
-  for (const target of targets) {
+  const scheduled = await scheduledTargets(deps.assets, caller.tenantId, selection);
+  // Written now: every asset named must exist, and a tag must select one (later ones join).
+  const [missing] = scheduled.errors;
+  if (missing !== undefined && missing.target === null) {
+    throw missing.assetId === undefined
+      ? invalid(
+          'assetTag',
+          `no asset of the tenant carries the tag ${JSON.stringify(selection.assetTag)}; tag one first`,
+        )
+      : noSuchAsset(missing.assetId);
+  }
+  for (const { target, assetId } of scheduled.targets) {
     await checkScanRequest(deps, caller, {
       ...scan,
       target,
+      ...(assetId === null ? {} : { assetId }),
       ...(templateId === null ? {} : { templateId }),
     });
   }
@@ -154,7 +209,8 @@ export async function scheduleFieldsFrom(
     description: given('description') ? String(merged.description) : null,
     scan,
     templateId: templateId?.toLowerCase() ?? null,
-    targets,
+    ...selection,
+    assetIds: selection.assetIds?.map((id) => id.toLowerCase()) ?? null,
     recurrence,
     missedRunPolicy: (given('missedRunPolicy')
       ? merged.missedRunPolicy

@@ -38,7 +38,21 @@ const RunSchema = Type.Object(
     }),
     scanIds: Type.Array(Type.String({ format: 'uuid' })),
     errors: Type.Array(
-      Type.Object({ target: Type.String(), code: Type.String(), message: Type.String() }),
+      Type.Object({
+        target: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'The scan target; null when there was none (an asset of assetIds that no longer exists, a tag no asset carries)',
+        }),
+        assetId: Type.Optional(
+          Type.String({ description: 'The asset the scan was for (schedules over assets)' }),
+        ),
+        code: Type.String(),
+        message: Type.String(),
+      }),
+      {
+        description:
+          'A scan the occurrence did not create, and why; a scan refused for one target or asset does not stop the others',
+      },
     ),
     missed: Type.Integer({
       description: 'Due occurrences this run stands for beyond its own (run_once) or skipped',
@@ -53,7 +67,9 @@ const ScheduleSchema = Type.Object(
     description: NullableString,
     scan: Type.Object({}, { additionalProperties: true }),
     templateId: NullableString,
-    targets: Type.Array(Type.String()),
+    targets: Type.Array(Type.String(), { description: 'Empty when the schedule scans assets' }),
+    assetIds: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()]),
+    assetTag: NullableString,
     cron: NullableString,
     timeZone: NullableString,
     intervalSeconds: Type.Union([Type.Integer(), Type.Null()]),
@@ -88,6 +104,7 @@ const BODY_ERRORS: ErrorCode[] = [
   'TARGET_NOT_ALLOWED',
   'TEMPLATE_NOT_FOUND',
   'INVALID_WEBHOOK_URL',
+  'INVALID_ASSET_ID',
 ];
 type WithId = { Params: { scheduleId: string } };
 
@@ -101,12 +118,13 @@ function scanCaller(request: FastifyRequest): ScanCaller {
 }
 
 const DESCRIPTION =
-  'A Rampart extension. At each occurrence of its cron expression (read in timeZone) or interval, a schedule creates one scan per target, as POST /api/v1/scans would (scan body or templateId; quota and per-tenant fairness apply); occurrences missed while no scheduler ran are skipped or run once (missedRunPolicy). A schedule whose runs create no scan SCHEDULE_MAX_FAILURES times in a row (quota, validation, no worker) is paused with pausedReason. Scans run with the rights of the key that last wrote the schedule.';
+  'A Rampart extension. At each occurrence of its cron expression (read in timeZone) or interval, a schedule creates one scan per target (or per asset of assetIds, or per asset carrying assetTag at that moment, each scan linked to its asset), as POST /api/v1/scans would (scan body or templateId; quota and per-tenant fairness apply); occurrences missed while no scheduler ran are skipped or run once (missedRunPolicy). A schedule whose runs create no scan SCHEDULE_MAX_FAILURES times in a row (quota, validation, no worker) is paused with pausedReason. Scans run with the rights of the key that last wrote the schedule.';
 
 export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): void {
   const scheduleDeps: ScheduleDeps = {
     schedules: deps.schedules,
     templates: deps.templates,
+    assets: deps.assets,
     allowPrivateTargets: deps.config.allowPrivateTargets,
     ids: deps.ids,
     clock: deps.clock,
