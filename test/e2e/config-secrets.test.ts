@@ -2,8 +2,8 @@
  * A scan's `config` (issue 21, engines/web-config.ts) over real HTTP: validated against the
  * engine's closed schema like `options` (INVALID_FIELD_VALUE naming the field); header values,
  * cookie values and `auth` credentials shown as `********` by scans and templates, kept when
- * `********` is sent back, stored sealed, opened only for the scanner, never in a log line; a
- * sentinel scan hands its config to the children whose engine takes one. The engines are
+ * `********` is sent back, stored sealed, opened only for the scanner, never in a log line nor
+ * a webhook body; a sentinel scan hands its config to the children whose engine takes one. The engines are
  * instant test engines (test/doubles/engines.ts) that record what the worker hands them.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -107,6 +107,17 @@ describe('scan config', () => {
     expect(stored).toContain('Rampart test');
     const listed = await call('GET', '/api/v1/scans?scanType=all&limit=100');
     expect(listed.text).not.toContain(SESSION);
+    // The webhook bodies of the scan's events (the outbox rows every delivery sends as they are,
+    // written in the statements that moved the scan): its start and its end, no credential.
+    const events = await sql<{ event: string; payload: string }>`
+      select event, payload::text as payload from scan_events where scan_id = ${id}
+      order by seq`.execute(ctx.database.handle.db);
+    expect(events.rows.map((row) => row.event)).toEqual(['scan.started', 'scan.completed']);
+    for (const row of events.rows) {
+      for (const secret of [SESSION, API_KEY, PASSWORD]) {
+        expect(row.payload).not.toContain(secret);
+      }
+    }
   });
 
   it.each([
@@ -205,6 +216,32 @@ describe('scan config', () => {
     await rotated.close();
     const row = JSON.parse(await storedConfig('scans', id)) as { cookies: { session: string } };
     expect(createSecretBox(newKey).open(row.cookies.session, tenant)).toBe('clear-session');
+  });
+
+  it('a sentinel scan hands its config to each child, opened for the scanner only', async () => {
+    const response = await call('POST', '/api/v1/scans', {
+      target: TARGET,
+      scanType: 'sentinel',
+      options: { engines: ['sqlmap', 'wapiti'] },
+      config: config(),
+    });
+    expect(response.status, response.text).toBe(201);
+    const id = response.body.data.id as string;
+    const scan = await waitForStatus(ctx.app, key, id, ['completed', 'failed']);
+    expect(scan.status, JSON.stringify(scan.error)).toBe('completed');
+    expect(scan.config).toEqual(MASKED);
+    const runs = [...sqlmap.runs, ...wapiti.runs].filter((run) => run.scan.parentScanId === id);
+    expect(runs.map((run) => run.scan.scanType).sort()).toEqual(['sqlmap', 'wapiti']);
+    for (const run of runs) {
+      expect(run.config, run.scan.scanType).toEqual(config());
+    }
+    const children = await call('GET', `/api/v1/scans?parentScanId=${id}`);
+    expect(children.status, children.text).toBe(200);
+    expect(children.body.data.scans).toHaveLength(2);
+    for (const secret of [SESSION, API_KEY, PASSWORD]) {
+      expect(children.text).not.toContain(secret);
+      expect(await storedConfig('scans', runs[0]?.scan.id ?? '')).not.toContain(secret);
+    }
   });
 
   it('never reaches a log line', () => {

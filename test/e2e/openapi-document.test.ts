@@ -1,7 +1,8 @@
 /**
  * The served OpenAPI document as its consumers read it: Redocly CLI lints it with the repository's
  * settings (redocly.yaml, .redocly.lint-ignore.yaml), and a TypeScript client generated from it
- * with openapi-typescript refuses a wrong nmap option at compile time.
+ * with openapi-typescript refuses a wrong nmap option, and a config an engine does not take, at
+ * compile time.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/domain/validation/ajv.js';
 import { ENGINE_NAMES } from '../../src/engines/engine.js';
 import { nmapOptionsSchema } from '../../src/engines/nmap/options.js';
+import { webConfigSchema } from '../../src/engines/web-config.js';
 import { heldEngine } from '../doubles/engines.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
@@ -131,6 +133,45 @@ describe('the served OpenAPI document', () => {
     expect(variants.at(-1)?.required).toEqual(['templateId', 'target']);
   });
 
+  it('types scan and template config per engine, from the engines own config schemas', () => {
+    const configs = (path: string) =>
+      new Map(
+        (
+          document.paths[path].post.requestBody.content['application/json'].schema.anyOf as Array<{
+            properties: {
+              scanType: { enum?: string[] };
+              config: { type: unknown; properties?: Record<string, unknown> };
+            };
+          }>
+        ).map((variant) => [variant.properties.scanType.enum?.[0], variant.properties.config]),
+      );
+    const sections = (engine: string, config: Map<unknown, { properties?: object }>) =>
+      Object.keys(config.get(engine)?.properties ?? {}).sort();
+    const shown = JSON.parse(JSON.stringify(webConfigSchema.properties));
+    for (const path of ['/api/v1/scans', '/api/v1/templates']) {
+      const config = configs(path);
+      for (const engine of ['sqlmap', 'wapiti', 'zap', 'sentinel']) {
+        expect(config.get(engine), `${path} ${engine}`).toMatchObject({
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { auth: shown.auth, exclude: shown.exclude, userAgent: shown.userAgent },
+        });
+        expect(sections(engine, config)).toEqual([
+          'auth',
+          'cookies',
+          'exclude',
+          'headers',
+          'userAgent',
+        ]);
+      }
+      // nuclei crawls nothing (no exclude); nikto sends no header of one's own.
+      expect(sections('nuclei', config)).toEqual(['auth', 'cookies', 'headers', 'userAgent']);
+      expect(sections('nikto', config)).toEqual(['auth', 'cookies', 'userAgent']);
+      // An engine without a config schema keeps config as given: an open object.
+      expect(config.get('nmap')).toMatchObject({ additionalProperties: true });
+    }
+  });
+
   it('describes the body of every scan event as the outbox writes it', async () => {
     const tenantId = randomUUID();
     const { rawKey } = await createKey(ctx.app, await tokenFor(tenantId));
@@ -201,7 +242,7 @@ describe('the served OpenAPI document', () => {
     expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 4 });
   }, 60_000);
 
-  it('gives a generated TypeScript client that refuses a wrong nmap option', async () => {
+  it('gives a generated TypeScript client that refuses a wrong nmap option or config', async () => {
     writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(document)));
     const prelude = [
       "import type { operations } from './api';",
@@ -216,6 +257,8 @@ describe('the served OpenAPI document', () => {
         "export const b: CreateScan = { target: 'https://a.example', scanType: 'zap', options: null };",
         "export const c: CreateScan = { target: '10.0.0.1', templateId: '7b0c3f8e-5c1a-4d59-9d57-0f4d7f0c3e11' };",
         "export const t: CreateTemplate = { name: 'weekly', scanType: 'nmap', options: { udpScan: true } };",
+        "export const u: CreateScan = { target: 'https://a.example', scanType: 'wapiti', config: { cookies: { session: 'abc' }, exclude: ['/reset*'], auth: { type: 'basic', username: 'u', password: 'p' } } };",
+        "export const v: CreateScan = { target: '10.0.0.1', scanType: 'nmap', config: { anything: 1 } };",
         '',
       ].join('\n'),
     );
@@ -224,6 +267,7 @@ describe('the served OpenAPI document', () => {
       "export const e: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { portz: '22' } };",
       "export const f: CreateScan = { target: '10.0.0.1', scanType: 'nmap', options: { timing: 'T9' } };",
       "export const g: CreateTemplate = { name: 'weekly', scanType: 'nmap', options: { udpScan: 'yes' } };",
+      "export const h: CreateTemplate = { name: 'weekly', scanType: 'nuclei', config: { exclude: ['/reset'] } };",
     ];
     writeFileSync(join(dir, 'wrong.ts'), [...prelude, ...wrongLines, ''].join('\n'));
     const program = ts.createProgram([join(dir, 'valid.ts'), join(dir, 'wrong.ts')], {
@@ -255,7 +299,7 @@ describe('the served OpenAPI document', () => {
     expect(diagnosticsOf('valid.ts')).toEqual([]);
     const wrong = diagnosticsOf('wrong.ts');
     // One error per wrong line (the prelude's three lines come first), each at its option.
-    expect(wrong.map((diagnostic) => diagnostic.line)).toEqual([3, 4, 5, 6]);
+    expect(wrong.map((diagnostic) => diagnostic.line)).toEqual([3, 4, 5, 6, 7]);
     // An unknown key, and any wrong option of a template (whose body has no variant without
     // scanType), are reported at the option itself; a wrong value in a scan body at the
     // declaration on the option's line (TypeScript does not narrow a union with a member whose
@@ -265,10 +309,13 @@ describe('the served OpenAPI document', () => {
       "portz: '",
       'f: Creat',
       'udpScan:',
+      'exclude:',
     ]);
     expect(wrong[0]?.text).toContain("Type 'number' is not assignable to type 'string'");
     expect(wrong[1]?.text).toContain("'portz' does not exist");
     expect(wrong[2]?.text).toContain('"T9"');
     expect(wrong[3]?.text).toContain("Type 'string' is not assignable to type 'boolean");
+    // nuclei's config has no exclude (it crawls nothing).
+    expect(wrong[4]?.text).toContain("'exclude' does not exist");
   }, 60_000);
 });

@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { watchCommandLines } from '../support/engine-runs.js';
 import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
 import { defectDojoFindings, gitHubSecuritySeverity } from '../support/sarif-consumers.js';
 import { createScan } from '../support/scans.js';
@@ -104,10 +105,12 @@ describe('sqlmap, for real', () => {
     expect(without.scan).toMatchObject({ status: 'completed', resultCount: 0 });
     expect(without.findings).toEqual([]);
 
+    const argv = watchCommandLines(['sqlmap']);
     const withCookie = await scanAndGetFindings(target, {
       cookies: { [cookie.name]: cookie.value },
       userAgent: 'Rampart sqlmap test',
     });
+    const commandLines = argv.stop();
     expect(withCookie.scan.error).toBeUndefined();
     expect(withCookie.scan).toMatchObject({
       status: 'completed',
@@ -119,7 +122,13 @@ describe('sqlmap, for real', () => {
       ruleId: 'sql-injection:GET:q',
       location: { url: target },
     });
-    // The session never reaches a log line (sqlmap took it from a file, not its argv).
+    // The session never reaches a log line, an answer, nor the argv sqlmap ran with (as the
+    // kernel showed it while it ran): sqlmap took it from the -c file in its workspace.
     expect(ctx.app.logs.join('')).not.toContain(cookie.value);
+    expect(JSON.stringify(withCookie)).not.toContain(cookie.value);
+    expect(commandLines.some((line) => /-c \S*\/sqlmap\.conf\b/.test(line))).toBe(true);
+    for (const line of commandLines) {
+      expect(line).not.toContain(cookie.value);
+    }
   }, 180_000);
 });

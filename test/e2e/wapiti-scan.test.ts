@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { watchCommandLines } from '../support/engine-runs.js';
 import { expectConsumerReady, expectSchemaValid, exportSarif } from '../support/sarif.js';
 import { defectDojoFindings, gitHubSecuritySeverity } from '../support/sarif-consumers.js';
 import { createScan } from '../support/scans.js';
@@ -112,6 +113,7 @@ describe('wapiti, for real', () => {
       response.body.data.findings;
     return {
       scan,
+      findings,
       found: findings
         .filter((finding) => ['sql-injection', 'xss'].includes(finding.category))
         .map((finding) => `${finding.ruleId} ${finding.location.url}`)
@@ -131,11 +133,13 @@ describe('wapiti, for real', () => {
     const started = Date.now();
     // A header too: wapiti takes header values only on its argv (README), never logged here.
     const header = `h-${cookie.value.slice(0, 8)}-${Date.now()}`;
-    const { scan, found } = await vulnerabilitiesFound(ctx.vulnerable.url, {
+    const argv = watchCommandLines(['wapiti']);
+    const { scan, findings, found } = await vulnerabilitiesFound(ctx.vulnerable.url, {
       cookies: { [cookie.name]: cookie.value },
       headers: { 'X-Rampart-Test': header },
       exclude: ['/auth/reset*'],
     });
+    const commandLines = argv.stop();
     const url = ctx.vulnerable.url;
     expect(found).toEqual([
       `cross-site-scripting:GET:name ${url}auth/hello`,
@@ -151,6 +155,14 @@ describe('wapiti, for real', () => {
     });
     for (const secret of [cookie.value, header]) {
       expect(ctx.app.logs.join('')).not.toContain(secret);
+      expect(JSON.stringify({ scan, findings })).not.toContain(secret);
+    }
+    // The argv wapiti ran with (as the kernel showed it while it ran): the cookie went through
+    // the cookie file; a header value can only be an argument (README.md, "Credentials on the
+    // argv").
+    expect(commandLines.some((line) => /--cookie=\S*\/cookies\.json\b/.test(line))).toBe(true);
+    for (const line of commandLines) {
+      expect(line).not.toContain(cookie.value);
     }
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 120_000);

@@ -12,7 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { probeEngineBinaries } from '../../src/adapters/process/probe-binaries.js';
 import { finalizeFindings } from '../../src/domain/findings/fingerprint.js';
 import { niktoEngine } from '../../src/engines/nikto/engine.js';
-import { type EngineRun, engineTarget, runEngine } from '../support/engine-runs.js';
+import {
+  type EngineRun,
+  engineTarget,
+  runEngine,
+  watchCommandLines,
+} from '../support/engine-runs.js';
 import { NIKTO_SITE_COOKIES, NIKTO_SITE_HEADERS, useNiktoSite } from '../support/nikto-site.js';
 import { useVulnerableApp } from '../support/web-scan.js';
 
@@ -94,6 +99,7 @@ describe('nikto (real binary) through the process runner', { timeout: 90_000 }, 
   it('sends the cookies and the user agent of config (from nikto.conf) with its requests', async () => {
     site.received.length = 0;
     const userAgent = 'Mozilla/5.0 (Rampart config test)';
+    const argv = watchCommandLines(['nikto']);
     const run = await scan(
       site.url,
       { tuning: '1', maxTime: '20s' },
@@ -102,6 +108,7 @@ describe('nikto (real binary) through the process runner', { timeout: 90_000 }, 
         userAgent,
       },
     );
+    const commandLines = argv.stop();
     expect(run.output).toMatchObject({ ending: 'completed', message: null, warnings: [] });
     // The system config still applies (its plugins ran and reported the site's items).
     expect(run.output.findings.some((finding) => /X-Frame-Options/i.test(finding.title))).toBe(
@@ -117,5 +124,11 @@ describe('nikto (real binary) through the process runner', { timeout: 90_000 }, 
     expect(new Set(site.received.map((request) => request.userAgent))).toEqual(
       new Set([userAgent]),
     );
+    // Neither reached the argv nikto ran with (as the kernel showed it while it ran).
+    expect(commandLines.some((line) => line.includes('-host'))).toBe(true);
+    for (const line of commandLines) {
+      expect(line).not.toContain('s3ssion');
+      expect(line).not.toContain('Rampart config test');
+    }
   });
 });

@@ -361,6 +361,37 @@ export function ourChildren(...words: readonly string[]): number[] {
   );
 }
 
+/**
+ * Records, every `everyMs` until `stop()`, the command lines of this test process's live
+ * descendants whose command line holds every one of `words`: the argv a real scanner had, as the
+ * kernel shows it to anyone on the machine (`/proc/<pid>/cmdline`; inside the sandbox bwrap's
+ * command line carries the tool's argv too). `stop()` answers the distinct lines seen, arguments
+ * separated by spaces; a test asserts what it saw, so a scanner that was never seen fails it.
+ */
+export function watchCommandLines(
+  words: readonly string[],
+  everyMs = 25,
+): { stop(): readonly string[] } {
+  const seen = new Set<string>();
+  const sample = () => {
+    for (const proc of ourDescendants((candidate) =>
+      words.every((word) => candidate.cmdline().includes(word)),
+    )) {
+      const line = proc.cmdline().split('\0').join(' ').trim();
+      if (line !== '') {
+        seen.add(line);
+      }
+    }
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return [...seen];
+    },
+  };
+}
+
 /** Live processes that descend from this test process and that `wanted` accepts. */
 export function ourDescendants(wanted: (proc: LiveProcess) => boolean): LiveProcess[] {
   const all = liveProcesses(() => true);

@@ -187,6 +187,32 @@ export async function createPollingKey(app: TestApp): Promise<string> {
   return created.rawKey;
 }
 
+/**
+ * Waits until GET /api/v1/engines shows `engine` available: the worker registers its engines as
+ * it starts, which on a loaded machine may come after the test's first scan would (a 503).
+ */
+export async function untilEngineAvailable(
+  app: TestApp,
+  key: string,
+  engine: EngineName,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await app.request('/api/v1/engines', { headers: { 'x-api-key': key } });
+    const listed = (
+      response.body?.data?.engines as Array<{ name: string; available: boolean }> | undefined
+    )?.find((entry) => entry.name === engine);
+    if (listed?.available === true) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no worker registered ${engine} within ${timeoutMs} ms: ${response.text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export interface WebScanContext {
   /** The runners the worker was given: only `engine`'s. */
   readonly runners: ReadonlyMap<string, EngineRunner>;
@@ -221,6 +247,7 @@ export function useWebScanApp(engine: EngineName): WebScanContext {
   let key = '';
   beforeAll(async () => {
     key = await createPollingKey(ctx.app);
+    await untilEngineAvailable(ctx.app, key, engine);
   });
   const vulnerable = useVulnerableApp();
 

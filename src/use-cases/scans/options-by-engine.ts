@@ -1,7 +1,8 @@
 /**
  * The documented form of a body with `scanType` and `options` (a scan, a template): one variant
- * per engine, whose `scanType` is that engine's name and whose `options` are that engine's
- * options schema (engines/<name>/options.ts), so a client generated from the OpenAPI document
+ * per engine, whose `scanType` is that engine's name, whose `options` are that engine's
+ * options schema (engines/<name>/options.ts) and whose `config` is its config schema when it has
+ * one (engines/web-config.ts), so a client generated from the OpenAPI document
  * refuses a wrong option at compile time. Built from the same field schemas the use cases check
  * with and from the engines' own option schemas: nothing here is written twice.
  *
@@ -15,6 +16,24 @@ import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { orNull } from '../../domain/validation/or-null.js';
 import { ENGINE_NAMES } from '../../engines/engine.js';
 import { ENGINES } from '../../engines/registry.js';
+
+/**
+ * The `config` of `name`'s variant: its engine's closed config schema (engines/web-config.ts)
+ * when it has one and the body has a `config`, else the body's own (open) field.
+ */
+function configOf(name: (typeof ENGINE_NAMES)[number], fields: TProperties): TProperties {
+  const schema = ENGINES[name].configSchema;
+  if (schema === undefined || !('config' in fields)) {
+    return {};
+  }
+  return {
+    config: Type.Optional(
+      orNull(schema, {
+        description: `${name} config: credentials (header and cookie values, auth.password, auth.token) are shown as ******** and kept when ******** is sent back`,
+      }),
+    ),
+  };
+}
 
 /**
  * `anyOf` one object per engine (`fields` with `scanType` that engine's name, required, and
@@ -37,6 +56,7 @@ export function variantPerEngine(
         options: Type.Optional(
           orNull(ENGINES[name].optionsSchema, { description: `${name} options` }),
         ),
+        ...configOf(name, fields),
       },
       { title: `${name} scan settings` },
     ),

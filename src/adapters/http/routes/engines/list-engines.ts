@@ -27,7 +27,7 @@ const Engine = Type.Object(
     configSchema: Type.Optional(
       Type.Unknown({
         description:
-          'Rampart extension: JSON Schema of the scan `config` for the engines that take one (sqlmap, wapiti, zap, nuclei, sentinel): headers, cookies, auth, exclude, userAgent',
+          'Rampart extension: JSON Schema of the scan `config` for the engines that take one (sqlmap, wapiti, zap and sentinel: headers, cookies, auth, exclude, userAgent; nuclei: the same without exclude; nikto: cookies, basic auth and userAgent)',
       }),
     ),
   },
