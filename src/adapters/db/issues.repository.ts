@@ -270,7 +270,7 @@ function toIssue(row: IssueRow): IssueRecord {
  * The filter on the triage in effect at `now` (triageInEffect, in SQL): an accepted risk whose
  * expiry passed counts as none, before housekeeping has written it.
  */
-function triageInEffectIs(state: TriageState, now: Date) {
+export function triageInEffectIs(state: TriageState, now: Date) {
   const expired = sql<boolean>`(triage = 'accepted_risk' and triage_expires_at <= ${now})`;
   if (state === 'none') {
     return sql<boolean>`(triage = 'none' or ${expired})`;
