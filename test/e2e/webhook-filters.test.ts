@@ -18,9 +18,11 @@ import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 import { createScan, waitForStatus } from '../support/scans.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/tls.js';
 
-/** The findings each scan returns, by the scan's name. */
+/** The findings each scan returns, by the scan's name (a sentinel child's: by its target). */
 const plan = new Map<string, DraftFinding[]>();
-const nmap = instantEngine((request) => plan.get(request.scan.name) ?? []);
+const nmap = instantEngine(
+  (request) => plan.get(request.scan.name) ?? plan.get(request.scan.target) ?? [],
+);
 const nuclei = heldEngine();
 
 const ctx = useTestApp(
@@ -56,11 +58,11 @@ const CONTRACT_DATA = [
   'completedAt',
 ];
 
-function port(portNumber: number, severity: DraftFinding['severity']): DraftFinding {
+function port(portNumber: number, severity: DraftFinding['severity'], host = TARGET): DraftFinding {
   return draftFinding({
     title: `Port ${portNumber}/tcp`,
     severity,
-    location: { host: TARGET, port: portNumber, protocol: 'tcp', url: null },
+    location: { host, port: portNumber, protocol: 'tcp', url: null },
     raw: { portid: String(portNumber), service: { name: `svc${portNumber}` } },
   });
 }
@@ -358,5 +360,27 @@ describe('webhook filters', () => {
     const body = bodyOf(failed as ReceivedRequest);
     expect(Object.keys(body.data)).toEqual([...CONTRACT_DATA, 'error']);
     expect(at('filtered')).toHaveLength(before + 1);
+  });
+
+  it('count a sentinel scan once, through its correlated findings', async () => {
+    const target = '10.0.0.22';
+    plan.set(target, [port(443, 'critical', target), port(22, 'info', target)]);
+    const { id } = await createScan(ctx.app, key, {
+      target,
+      scanType: 'sentinel',
+      options: { depth: 'quick', engines: ['nmap'] },
+    });
+    await waitForStatus(ctx.app, key, id, ['completed']);
+    await ctx.app.composed.dispatcher.drain();
+    expectContractBody(deliveryOf('plain', id), id);
+    expectFilteredBody(deliveryOf('filtered', id), deliveryOf('plain', id), hooks.filtered.secret, {
+      new: 2,
+      reopened: 0,
+      fixed: 0,
+      bySeverity: counts({ critical: 1, info: 1 }),
+    });
+    // Its child scan sends nothing of its own.
+    const children = at('plain').filter((request) => bodyOf(request).data.target === target);
+    expect(children.map((request) => bodyOf(request).data.scanId)).toEqual([id]);
   });
 });
