@@ -147,6 +147,8 @@ export interface ScanEventsTable {
   payload: Json<Record<string, unknown>>;
   created_at: Timestamp;
   dispatched_at: NullableTimestamp;
+  /** A scan.completed event's ScanIssueChanges (migration 0017), else null. */
+  issue_changes: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface WorkersTable {
@@ -176,6 +178,8 @@ export interface WebhooksTable {
   last_status_code: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** WebhookFilters as JSON (migration 0017); null: no filters. */
+  filters: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface WebhookDeliveriesTable {

@@ -18,8 +18,15 @@
  * deadlock over them.
  */
 import { type Kysely, sql } from 'kysely';
-import type { Severity } from '../../domain/findings/finding.js';
+import { SEVERITIES, type Severity } from '../../domain/findings/finding.js';
 import type { ScanEndForIssues } from '../../domain/issues/issue.js';
+import {
+  addChanges,
+  addCounts,
+  NO_CHANGES,
+  parseScanIssueChanges,
+  type ScanIssueChanges,
+} from '../../domain/issues/scan-changes.js';
 import { EXPIRY_ACTOR, type TriageState } from '../../domain/issues/triage.js';
 import type { IssueFilter, IssueRecord, IssueStore } from '../../use-cases/ports/issues.js';
 import type { Database, IssueRow } from './database.js';
@@ -75,7 +82,7 @@ export function fixMissedIssuesCtes(source: string): string {
   issues_fixed as (
     update issues set status_changed_at = now(), status = 'fixed'
     from issues_gone g where issues.id = g.id
-    returning issues.id, issues.tenant_id, g.status as from_status, g.scan_id
+    returning issues.id, issues.tenant_id, g.status as from_status, g.scan_id, issues.triage
   ),
   issues_fixed_events as (
     insert into issue_events (issue_id, tenant_id, kind, from_state, to_state, scan_id)
@@ -129,7 +136,7 @@ function upsertStatement(scan: ScanForIssues) {
         now(), ${scanId}, ${scanId}, f.id, 1, 'open', now()
       from fresh f order by f.fingerprint
       on conflict (tenant_id, target, fingerprint) do nothing
-      returning id, last_finding_id
+      returning id, last_finding_id, severity
     ),
     owner as (
       select finding_id, issue_id from resolved
@@ -164,7 +171,7 @@ function upsertStatement(scan: ScanForIssues) {
       join picked p on p.issue_id = l.id
       join findings f on f.id = p.finding_id
       where i.id = l.id
-      returning i.id, l.status as from_status, i.status as to_status
+      returning i.id, l.status as from_status, i.status as to_status, i.severity, i.triage
     ),
     recorded as (
       insert into issue_events (issue_id, tenant_id, kind, from_state, to_state, scan_id)
@@ -173,7 +180,40 @@ function upsertStatement(scan: ScanForIssues) {
       select id, ${tenantId}::uuid, 'status', from_status, to_status, ${scanId}::uuid from seen
       where from_status <> to_status
     )
-    select (select count(*) from fresh)::int - (select count(*) from created)::int as left_over`;
+    select (select count(*) from fresh)::int - (select count(*) from created)::int as left_over,
+      (select ${bySeverity('true')} from created) as new,
+      (select ${bySeverity("from_status = 'fixed' and triage = 'none'")} from seen) as reopened,
+      (select ${bySeverity("triage = 'none'")} from seen) as seen_again`;
+}
+
+/**
+ * `json_build_object('critical', count(*) filter (where severity = 'critical' and <condition>),
+ * …)` over the rows of a CTE with `severity`: the counts ScanIssueChanges holds.
+ */
+function bySeverity(condition: string) {
+  return sql.raw(
+    `json_build_object(${SEVERITIES.map(
+      (severity) =>
+        `'${severity}', count(*) filter (where severity = '${severity}' and ${condition})`,
+    ).join(', ')})`,
+  );
+}
+
+interface UpsertRow {
+  left_over: number;
+  new: unknown;
+  reopened: unknown;
+  seen_again: unknown;
+}
+
+/** One pass's counts (a new issue is untriaged: every issue starts with triage none). */
+function changesOf(row: UpsertRow | undefined): ScanIssueChanges {
+  const counts = parseScanIssueChanges({
+    new: row?.new,
+    reopened: row?.reopened,
+    seen: row?.seen_again,
+  });
+  return { ...counts, seen: addCounts(counts.new, counts.seen) };
 }
 
 /**
@@ -182,16 +222,21 @@ function upsertStatement(scan: ScanForIssues) {
  * to none first (so what the scan shows is in effect), new fingerprints make open issues, known
  * ones update theirs (fixed → reopened, occurrences + 1, latest fields), and a completed scan
  * moves what its engines did not see to fixed. Idempotent for one scan: an issue already updated
- * by this scan is not counted again.
+ * by this scan is not counted again. Returns what it changed in untriaged issues, for the scan's
+ * scan.completed event (webhook filters): counted by the same statements, so it is what this
+ * end did.
  */
-export async function updateIssuesForScan(trx: Db, scan: ScanForIssues): Promise<void> {
+export async function updateIssuesForScan(trx: Db, scan: ScanForIssues): Promise<ScanIssueChanges> {
   const { scanId, tenantId, target } = scan;
   await expireTriages(trx, tenantId);
   // One statement resolves, creates and updates; a finding whose new issue another scan's end
   // inserted first (a conflict) is left over, and the statement runs again to find it through
-  // that issue's key (it then counts this scan, so the fixed step below leaves it).
+  // that issue's key (it then counts this scan, so the fixed step below leaves it). Each pass
+  // counts only the issues it moved, so the passes' counts add up.
+  let changes = NO_CHANGES;
   for (let pass = 0; ; pass++) {
-    const { rows } = await sql<{ left_over: number }>`${upsertStatement(scan)}`.execute(trx);
+    const { rows } = await sql<UpsertRow>`${upsertStatement(scan)}`.execute(trx);
+    changes = addChanges(changes, changesOf(rows[0]));
     if ((rows[0]?.left_over ?? 0) === 0) {
       break;
     }
@@ -200,14 +245,16 @@ export async function updateIssuesForScan(trx: Db, scan: ScanForIssues): Promise
     }
   }
   if (scan.end === 'completed' && scan.engines.length > 0) {
-    await sql`
+    const { rows } = await sql<{ fixed: number }>`
       with looked as (
         select ${scanId}::uuid as scan_id, ${tenantId}::uuid as tenant_id, ${target}::text as target,
           unnest(${sql.val([...scan.engines])}::text[]) as engine
       ),
       ${sql.raw(fixMissedIssuesCtes('looked'))}
-      select count(*)::int as fixed from issues_fixed`.execute(trx);
+      select count(*) filter (where triage = 'none')::int as fixed from issues_fixed`.execute(trx);
+    changes = { ...changes, fixed: rows[0]?.fixed ?? 0 };
   }
+  return changes;
 }
 
 /**
@@ -270,7 +317,7 @@ function toIssue(row: IssueRow): IssueRecord {
  * The filter on the triage in effect at `now` (triageInEffect, in SQL): an accepted risk whose
  * expiry passed counts as none, before housekeeping has written it.
  */
-function triageInEffectIs(state: TriageState, now: Date) {
+export function triageInEffectIs(state: TriageState, now: Date) {
   const expired = sql<boolean>`(triage = 'accepted_risk' and triage_expires_at <= ${now})`;
   if (state === 'none') {
     return sql<boolean>`(triage = 'none' or ${expired})`;

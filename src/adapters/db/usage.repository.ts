@@ -2,6 +2,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { UsageStore } from '../../use-cases/ports/usage.js';
 import type { Database } from './database.js';
+import { triageInEffectIs } from './issues.repository.js';
 
 export function createUsageStore(db: Kysely<Database>): UsageStore {
   return {
@@ -32,6 +33,17 @@ export function createUsageStore(db: Kysely<Database>): UsageStore {
         byScanType[row.scan_type] = (byScanType[row.scan_type] ?? 0) + Number(row.n);
       }
       return { byStatus, byScanType };
+    },
+    async openIssuesBySeverity(tenantId, now) {
+      const rows = await db
+        .selectFrom('issues')
+        .select(['severity', (eb) => eb.fn.countAll<string>().as('n')])
+        .where('tenant_id', '=', tenantId)
+        .where('status', 'in', ['open', 'reopened'])
+        .where(triageInEffectIs('none', now))
+        .groupBy('severity')
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.severity, Number(row.n)]));
     },
   };
 }

@@ -1,6 +1,7 @@
 /** Webhooks and their delivery log, as the API reads and writes them. */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { parseWebhookFilters } from '../../domain/webhooks/webhook-filters.js';
 import type {
   DeliveryAttemptRecord,
   QueuedDeliveryRecord,
@@ -24,6 +25,7 @@ function toWebhook(row: WebhookRow): WebhookRecord {
     lastStatusCode: row.last_status_code,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    filters: parseWebhookFilters(row.filters),
   };
 }
 
@@ -128,6 +130,7 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
               url: webhook.url,
               secret: webhook.secret,
               events: [...webhook.events],
+              filters: webhook.filters === null ? null : JSON.stringify(webhook.filters),
             })
             .returningAll()
             .executeTakeFirstOrThrow(),
@@ -176,6 +179,9 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
           ...(patch.url === undefined ? {} : { url: patch.url }),
           ...(patch.events === undefined ? {} : { events: [...patch.events] }),
           ...(patch.isActive === undefined ? {} : { is_active: patch.isActive }),
+          ...(patch.filters === undefined
+            ? {}
+            : { filters: patch.filters === null ? null : JSON.stringify(patch.filters) }),
           // Re-enabling starts the count again (decisions.md).
           ...(patch.isActive === true ? { consecutive_failures: 0 } : {}),
           updated_at: sql`now()`,

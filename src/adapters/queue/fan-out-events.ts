@@ -6,10 +6,16 @@
  * FOR UPDATE SKIP LOCKED and marked dispatched in the same transaction, so several dispatchers
  * never fan one event out twice, and a crash before the commit leaves the event to be fanned out
  * again.
+ *
+ * A webhook with filters (an extension, domain/webhooks/webhook-filters.ts) gets a scan.completed
+ * event only when the changes the scan's end stored with it (`issue_changes`) pass its filters,
+ * and then the body with `data.findings` added; every other delivery sends the stored body.
  */
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { parseScanIssueChanges } from '../../domain/issues/scan-changes.js';
 import { CALLBACK_EVENTS } from '../../domain/webhooks/webhook-events.js';
+import { bodyFor, parseWebhookFilters } from '../../domain/webhooks/webhook-filters.js';
 import type { Database } from '../db/database.js';
 
 interface EventRow {
@@ -18,6 +24,7 @@ interface EventRow {
   scan_id: string;
   event: string;
   payload: unknown;
+  issue_changes: unknown;
 }
 
 export async function fanOutEvents(
@@ -59,7 +66,7 @@ export async function fanOutEvents(
             select count(*) from webhooks w where w.tenant_id = t.tenant_id and w.is_active)))
         ) p
       )
-      select e.id, e.tenant_id, e.scan_id, e.event, e.payload
+      select e.id, e.tenant_id, e.scan_id, e.event, e.payload, e.issue_changes
       from scan_events e
       join turns on turns.id = e.id
       where e.dispatched_at is null
@@ -73,7 +80,7 @@ export async function fanOutEvents(
     const tenants = [...new Set(events.map((event) => event.tenant_id))];
     const webhooks = await trx
       .selectFrom('webhooks')
-      .select(['id', 'tenant_id', 'events'])
+      .select(['id', 'tenant_id', 'events', 'filters'])
       .where('tenant_id', 'in', tenants)
       .where('is_active', '=', true)
       // FOR SHARE: a webhook being disabled at this moment (record-attempt.ts) waits for this
@@ -106,14 +113,23 @@ export async function fanOutEvents(
         status: 'pending' as const,
         next_attempt_at: sql<Date>`now() + ${firstDelayMs} * interval '1 millisecond'`,
       };
+      const changes = parseScanIssueChanges(event.issue_changes);
       const toWebhooks = webhooks
         .filter((hook) => hook.tenant_id === event.tenant_id && hook.events.includes(event.event))
-        .map((hook) => ({
-          ...common,
-          id: randomUUID(),
-          kind: 'webhook' as const,
-          webhook_id: hook.id,
-        }));
+        .flatMap((hook) => {
+          const sent = bodyFor(parseWebhookFilters(hook.filters), event.event, body, changes);
+          return sent === null
+            ? []
+            : [
+                {
+                  ...common,
+                  body: sent,
+                  id: randomUUID(),
+                  kind: 'webhook' as const,
+                  webhook_id: hook.id,
+                },
+              ];
+        });
       const toCallback =
         CALLBACK_EVENTS.includes(event.event) && withCallback.has(event.scan_id)
           ? [{ ...common, id: randomUUID(), kind: 'callback' as const, webhook_id: null }]

@@ -7,6 +7,7 @@
  */
 import type { FindingsSummary, FingerprintedFinding } from '../../domain/findings/finding.js';
 import { enginesThatLooked } from '../../domain/issues/issue.js';
+import type { ScanIssueChanges } from '../../domain/issues/scan-changes.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import {
   decideFinish,
@@ -244,6 +245,7 @@ async function move(
   scanId: string,
   decision: HeldMove,
   results: ScanResults,
+  issueChanges: ScanIssueChanges | null = null,
 ): Promise<boolean> {
   const counts = countsOf(results);
   const moved =
@@ -254,6 +256,7 @@ async function move(
           scanId,
           { ...counts, progress: 100, completed_at: NOW },
           { leaseOwner: workerId },
+          issueChanges,
         )
       : await moveScan(
           db,
@@ -297,21 +300,23 @@ async function finishLocked(
     const scan = { id: scanId, tenantId: current.tenant_id, scanType: current.scan_type };
     await insertFindings(trx, scan, results.findings);
     // A sentinel child's findings reach issues through its parent's correlated findings.
-    if (current.parent_scan_id === null) {
-      await updateIssuesForScan(trx, {
-        scanId,
-        tenantId: current.tenant_id,
-        target: current.target,
-        end: decision.kind === 'complete' ? 'completed' : 'partial',
-        engines: enginesThatLooked(current.scan_type, null),
-      });
-    }
+    const issueChanges =
+      current.parent_scan_id === null
+        ? await updateIssuesForScan(trx, {
+            scanId,
+            tenantId: current.tenant_id,
+            target: current.target,
+            end: decision.kind === 'complete' ? 'completed' : 'partial',
+            engines: enginesThatLooked(current.scan_type, null),
+          })
+        : null;
     if (decision.kind === 'keep-ended') {
       // Not a status write: the counts of the partial results, and the lease let go.
       await trx.updateTable('scans').set(countsOf(results)).where('id', '=', scanId).execute();
       return 'kept-ended';
     }
-    if (!(await move(trx, workerId, scanId, decision, results))) {
+    // The completion's event carries what it changed in the issues (webhook filters).
+    if (!(await move(trx, workerId, scanId, decision, results, issueChanges))) {
       throw new Error(`scan ${scanId} could not be moved after its row was locked`);
     }
     return 'finished';

@@ -6,6 +6,7 @@
  * their statements; no other module sets `scans.status`.
  */
 import { CompiledQuery } from 'kysely';
+import type { ScanIssueChanges } from '../../domain/issues/scan-changes.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import {
   MOVES,
@@ -57,10 +58,11 @@ function eventPayloadSql(event: ScanEventName, at: string): string {
  * children (`parent_scan_id` set) record no events: their parent's events tell the client about
  * the scan it asked for.
  */
-function eventInsertSql(event: ScanEventName, source: string): string {
+function eventInsertSql(event: ScanEventName, source: string, issueChanges: string): string {
   const at = event === 'scan.started' ? 'started_at' : 'completed_at';
-  return `insert into scan_events (id, tenant_id, scan_id, event, payload, created_at)
-    select gen_random_uuid(), tenant_id, id, '${event}', ${eventPayloadSql(event, at)}, ${at}
+  return `insert into scan_events (id, tenant_id, scan_id, event, payload, created_at, issue_changes)
+    select gen_random_uuid(), tenant_id, id, '${event}', ${eventPayloadSql(event, at)}, ${at},
+      ${issueChanges}
     from ${source} where parent_scan_id is null`;
 }
 
@@ -96,6 +98,11 @@ export interface MoveSql {
   readonly returns?: 'record' | 'event';
   /** Further returned expressions (`scans.lease_owner`). */
   readonly extra?: readonly string[];
+  /**
+   * What the scan's end changed in its issues (a `$n` placeholder of JSON), stored with its
+   * event for the webhooks' filters (fan-out-events.ts); default null.
+   */
+  readonly issueChanges?: string;
 }
 
 /**
@@ -120,7 +127,7 @@ export function moveCtes(name: string, move: ScanMove, spec: MoveSql): string {
   return rule.event === null
     ? update
     : `${update},
-  ${name}_events as (${eventInsertSql(rule.event, name)})`;
+  ${name}_events as (${eventInsertSql(rule.event, name, spec.issueChanges ?? 'null::jsonb')})`;
 }
 
 /** `now()` of the statement, for the timestamps a move sets. */
@@ -155,6 +162,8 @@ export async function moveScan(
   id: string,
   patch: MovePatch,
   guard: { readonly tenantId?: string; readonly leaseOwner?: string } = {},
+  /** A completion's changes to its issues, stored with its scan.completed event. */
+  issueChanges: ScanIssueChanges | null = null,
 ): Promise<ScanRecord | null> {
   const values: unknown[] = [id];
   const param = (value: unknown) => {
@@ -171,7 +180,9 @@ export async function moveScan(
   if (guard.leaseOwner !== undefined) {
     where.push(`scans.lease_owner = ${param(guard.leaseOwner)}`);
   }
-  const text = `with ${moveCtes('moved', move, { set, where })} select * from moved`;
+  const changes =
+    issueChanges === null ? {} : { issueChanges: `${param(JSON.stringify(issueChanges))}::jsonb` };
+  const text = `with ${moveCtes('moved', move, { set, where, ...changes })} select * from moved`;
   const result = await db.executeQuery<ScanColumnsRow>(CompiledQuery.raw(text, values));
   const row = result.rows[0];
   return row === undefined ? null : toScanRecord(row);

@@ -126,7 +126,7 @@ function collection(
         .select(['scan_type', 'status'])
         .where('parent_scan_id', '=', parentId)
         .execute();
-      await updateIssuesForScan(trx, {
+      const issueChanges = await updateIssuesForScan(trx, {
         scanId: parentId,
         tenantId: parent.tenant_id,
         target: parent.target,
@@ -151,7 +151,14 @@ function collection(
         if (end.startFirst) {
           await startParent(trx, parentId);
         }
-        await moveScan(trx, 'complete', parentId, { ...counts, progress: 100, completed_at: NOW });
+        await moveScan(
+          trx,
+          'complete',
+          parentId,
+          { ...counts, progress: 100, completed_at: NOW },
+          {},
+          issueChanges,
+        );
       } else {
         await moveScan(trx, 'fail', parentId, {
           ...counts,

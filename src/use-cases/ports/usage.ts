@@ -1,6 +1,8 @@
 /**
  * Counts for GET /api/v1/usage.
  */
+import type { Severity } from '../../domain/findings/finding.js';
+
 export interface UsageStore {
   /** Scans counted against the quota in the month `YYYY-MM-01`. */
   quotaUsed(tenantId: string, month: string): Promise<number>;
@@ -10,4 +12,9 @@ export interface UsageStore {
     start: Date,
     end: Date,
   ): Promise<{ byStatus: Record<string, number>; byScanType: Record<string, number> }>;
+  /**
+   * The tenant's issues that are open or reopened and untriaged (triage in effect at `now` is
+   * none), by severity; severities without any are absent.
+   */
+  openIssuesBySeverity(tenantId: string, now: Date): Promise<Partial<Record<Severity, number>>>;
 }

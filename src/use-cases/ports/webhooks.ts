@@ -2,6 +2,7 @@
  * Webhooks: their records, the store, the URL check made when one is given and the sender of a
  * signed delivery.
  */
+import type { WebhookFilters } from '../../domain/webhooks/webhook-filters.js';
 import type { Page } from './common.js';
 
 export type WebhookUrlCheck =
@@ -31,6 +32,8 @@ export interface WebhookRecord {
   readonly lastStatusCode: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** An extension: which scan.completed events it gets (webhook-filters.ts); null: all. */
+  readonly filters: WebhookFilters | null;
 }
 
 export interface WebhookPatch {
@@ -38,6 +41,8 @@ export interface WebhookPatch {
   readonly url?: string;
   readonly events?: readonly string[];
   readonly isActive?: boolean;
+  /** null removes the filters. */
+  readonly filters?: WebhookFilters | null;
 }
 
 export interface DeliveryAttemptRecord {
@@ -67,6 +72,7 @@ export interface WebhookStore {
       url: string;
       secret: string;
       events: readonly string[];
+      filters: WebhookFilters | null;
     },
     maxWebhooks: number,
   ): Promise<WebhookRecord | 'limit-reached'>;

@@ -1,8 +1,10 @@
 /**
  * GET /api/v1/usage (decisions.md): the UTC month, the quota with what is used and left, the
  * month's scans by status and engine, and for a key caller its limits and what remains in each
- * window, read from the request's own admission (no extra count).
+ * window, read from the request's own admission (no extra count). An extension: the tenant's
+ * open issues (open or reopened, untriaged) by severity.
  */
+import { SEVERITIES, type Severity } from '../../domain/findings/finding.js';
 import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
 import { SCAN_STATUSES } from '../../domain/scans/status-machine.js';
 import { quotaPeriod, quotaRemaining } from '../../domain/tenants/quota-period.js';
@@ -16,12 +18,17 @@ export async function getUsage(
   tenantId: string,
   key: { readonly record: ApiKeyRecord; readonly admission: RateLimitDecision | null } | null,
 ) {
-  const period = quotaPeriod(deps.clock.now());
-  const [tenant, used, scans] = await Promise.all([
+  const now = deps.clock.now();
+  const period = quotaPeriod(now);
+  const [tenant, used, scans, openIssues] = await Promise.all([
     deps.tenants.get(tenantId),
     deps.usage.quotaUsed(tenantId, period.key),
     deps.usage.scansBetween(tenantId, period.start, period.end),
+    deps.usage.openIssuesBySeverity(tenantId, now),
   ]);
+  const openBySeverity = Object.fromEntries(
+    SEVERITIES.map((severity) => [severity, openIssues[severity] ?? 0]),
+  ) as Record<Severity, number>;
   const limit = tenant?.monthlyScanQuota ?? 0;
   const byStatus = Object.fromEntries(
     SCAN_STATUSES.map((status) => [status, scans.byStatus[status] ?? 0]),
@@ -40,6 +47,11 @@ export async function getUsage(
       resetsAt: period.end.toISOString(),
     },
     scans: { total, byStatus, byScanType: scans.byScanType },
+    // An extension (issue 23): the issues that still need attention, whatever the month.
+    issues: {
+      open: Object.values(openBySeverity).reduce((sum, n) => sum + n, 0),
+      openBySeverity,
+    },
     ...(key === null
       ? {}
       : {

@@ -5,7 +5,9 @@
  */
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import { ApiError } from '../../domain/errors.js';
+import type { Severity } from '../../domain/findings/finding.js';
 import { DEFAULT_WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js';
+import { withDefaults } from '../../domain/webhooks/webhook-filters.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
 import type { IdSource, Page } from '../ports/common.js';
 import type { WebhookStore, WebhookUrlChecker } from '../ports/webhooks.js';
@@ -21,10 +23,17 @@ export interface WebhookDeps {
   readonly maxWebhooks: number;
 }
 
+/** Filters as a body gives them: both optional (webhook-filters.ts fills the defaults). */
+export interface FiltersInput {
+  minSeverity?: Severity;
+  onlyNew?: boolean;
+}
+
 export interface CreateWebhookInput {
   name: string;
   url: string;
   events?: string[];
+  filters?: FiltersInput | null;
 }
 
 export interface PatchWebhookInput {
@@ -32,7 +41,12 @@ export interface PatchWebhookInput {
   url?: string;
   events?: string[];
   isActive?: boolean;
+  /** null removes the filters. */
+  filters?: FiltersInput | null;
 }
+
+const filtersOf = (input: FiltersInput | null | undefined) =>
+  input === null || input === undefined ? null : withDefaults(input);
 
 async function assertUrl(urls: WebhookUrlChecker, url: string): Promise<void> {
   const check = await urls.check(url);
@@ -62,6 +76,7 @@ export async function createWebhook(
       url: input.url,
       secret: generateWebhookSecret(deps.randomBytes),
       events: [...new Set(input.events ?? DEFAULT_WEBHOOK_EVENTS)],
+      filters: filtersOf(input.filters),
     },
     deps.maxWebhooks,
   );
@@ -107,6 +122,7 @@ export async function patchWebhook(
     ...(input.url === undefined ? {} : { url: input.url }),
     ...(input.events === undefined ? {} : { events: [...new Set(input.events)] }),
     ...(input.isActive === undefined ? {} : { isActive: input.isActive }),
+    ...(input.filters === undefined ? {} : { filters: filtersOf(input.filters) }),
   });
   if (webhook === null) {
     throw new ApiError('WEBHOOK_NOT_FOUND');

@@ -20,6 +20,8 @@ export function toWebhookView(webhook: WebhookRecord, withSecret = false) {
     lastTriggeredAt: webhook.lastTriggeredAt?.toISOString() ?? null,
     lastStatusCode: webhook.lastStatusCode,
     createdAt: webhook.createdAt.toISOString(),
+    // An extension: null for a webhook without filters (it gets every subscribed event).
+    filters: webhook.filters === null ? null : { ...webhook.filters },
   };
 }
 

@@ -2,13 +2,44 @@
  * The OpenAPI document's top-level `webhooks` section: one POST per event Rampart sends to a
  * webhook's URL (and, for the ends of a scan, to a scan's `callbackUrl`), with its body and its
  * headers, so SDK generators see the deliveries as well as the routes. Documentation only: the
- * bodies are written by adapters/queue/scan-moves.ts (scan events) and
+ * bodies are written by adapters/queue/scan-moves.ts (scan events; a filtered webhook's
+ * scan.completed adds data.findings, domain/webhooks/webhook-filters.ts) and
  * use-cases/webhooks/test-webhook.ts (webhook.test), the headers by domain/webhooks/delivery-headers.ts.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
+import { SEVERITIES } from '../../../domain/findings/finding.js';
 import { ENGINE_NAMES } from '../../../engines/engine.js';
 
 const DateTime = Type.String({ format: 'date-time' });
+
+const SeverityCounts = Type.Object(
+  Object.fromEntries(SEVERITIES.map((severity) => [severity, Type.Integer({ minimum: 0 })])),
+  { additionalProperties: false },
+);
+
+/**
+ * `data.findings` of a scan.completed sent to a webhook with filters (an extension; the body
+ * is written by domain/webhooks/webhook-filters.ts in the fan-out).
+ */
+const FindingsChanges = Type.Object(
+  {
+    new: Type.Integer({ minimum: 0, description: 'Untriaged issues this scan found first' }),
+    reopened: Type.Integer({
+      minimum: 0,
+      description: 'Untriaged issues this scan found again after they were fixed',
+    }),
+    fixed: Type.Integer({
+      minimum: 0,
+      description: 'Untriaged issues of its engine on its target this scan no longer found',
+    }),
+    bySeverity: { ...SeverityCounts, description: 'The new and reopened ones by severity' },
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Extension: only in deliveries to a webhook with filters (never to a webhook without them, nor to a callbackUrl). Counts of issues (a finding across rescans, once however many engines reported it) whose triage is none',
+  },
+);
 
 /** `data` of a scan event: the scan as it was when it moved. */
 const ScanEventData = (event: string) =>
@@ -29,6 +60,7 @@ const ScanEventData = (event: string) =>
       completedAt: Type.Union([DateTime, Type.Null()], {
         description: 'null in scan.started (and when a queued scan ends without running)',
       }),
+      ...(event === 'scan.completed' ? { findings: Type.Optional(FindingsChanges) } : {}),
       ...(event === 'scan.failed'
         ? {
             error: Type.Object(
@@ -124,7 +156,8 @@ const EVENTS: ReadonlyArray<{
   {
     event: 'scan.completed',
     operationId: 'scanCompletedEvent',
-    summary: 'A scan finished successfully; its results are ready',
+    summary:
+      'A scan finished successfully; its results are ready (to a webhook with filters: only when they pass, with data.findings)',
     data: ScanEventData('scan.completed'),
   },
   {

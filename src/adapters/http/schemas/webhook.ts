@@ -1,5 +1,7 @@
 /** Schemas of the webhook routes: request validation, exact response shapes, documentation. */
 import { Type } from '@sinclair/typebox';
+import { SEVERITIES } from '../../../domain/findings/finding.js';
+import { orNull } from '../../../domain/validation/or-null.js';
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-events.js';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -17,10 +19,33 @@ const Events = Type.Array(EventName, {
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Url = Type.String({ description: 'HTTPS only, at most 2048 characters' });
 
+const MIN_SEVERITY_DOC =
+  'Only issues of this severity or above count (critical > high > medium > low > info); default info';
+const ONLY_NEW_DOC =
+  'true (default): sent when the scan opened or reopened an untriaged issue at or above minSeverity; ' +
+  'false: when the scan saw any untriaged issue at or above minSeverity, new or not';
+const FILTERS_DOC =
+  'Extension: gates scan.completed only. With filters, a scan.completed delivery is sent only when ' +
+  'the scan has untriaged (triage none) findings that pass them, and its data adds findings ' +
+  '{ new, reopened, fixed, bySeverity }. Other events are delivered as without filters. ' +
+  'Absent or null: every subscribed event with the contract body.';
+
+/** Filters as a body gives them (an extension): both optional, unknown keys refused. */
+const FiltersBody = Type.Object(
+  {
+    minSeverity: Type.Optional(
+      Type.String({ enum: [...SEVERITIES], description: MIN_SEVERITY_DOC }),
+    ),
+    onlyNew: Type.Optional(Type.Boolean({ description: ONLY_NEW_DOC })),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateWebhookBody = Type.Object({
   name: Name,
   url: Url,
   events: Type.Optional(Events),
+  filters: Type.Optional(orNull(FiltersBody, { description: FILTERS_DOC })),
 });
 
 export const PatchWebhookBody = Type.Object({
@@ -31,6 +56,9 @@ export const PatchWebhookBody = Type.Object({
     Type.Boolean({
       description: 'true re-enables a disabled webhook and resets consecutiveFailures',
     }),
+  ),
+  filters: Type.Optional(
+    orNull(FiltersBody, { description: `${FILTERS_DOC} PATCH with null removes them.` }),
   ),
 });
 
@@ -45,6 +73,19 @@ const webhookFields = {
   lastTriggeredAt: NullableDateTime,
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: DateTime,
+  filters: Type.Union(
+    [
+      Type.Object(
+        {
+          minSeverity: Type.String({ enum: [...SEVERITIES], description: MIN_SEVERITY_DOC }),
+          onlyNew: Type.Boolean({ description: ONLY_NEW_DOC }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    { description: `${FILTERS_DOC} Shown with the defaults filled in.` },
+  ),
 };
 
 export const WebhookSchema = Type.Object(webhookFields, {

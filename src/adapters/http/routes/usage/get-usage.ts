@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { SEVERITIES } from '../../../../domain/findings/finding.js';
 import { getUsage } from '../../../../use-cases/usage/get-usage.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
@@ -38,6 +39,22 @@ const Usage = Type.Object(
     scans: Type.Object(
       { total: Type.Integer(), byStatus: Counts, byScanType: Counts },
       { additionalProperties: false },
+    ),
+    issues: Type.Object(
+      {
+        open: Type.Integer({ minimum: 0, description: 'The sum of openBySeverity' }),
+        openBySeverity: Type.Object(
+          Object.fromEntries(
+            SEVERITIES.map((severity) => [severity, Type.Integer({ minimum: 0 })]),
+          ),
+          { additionalProperties: false },
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "Extension: the tenant's issues (findings across rescans) with status open or reopened and triage none (an accepted risk past its expiry counts), by severity; not limited to the month",
+      },
     ),
     apiKey: Type.Optional(
       Type.Object(

@@ -71,7 +71,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
         operationId: 'createWebhook',
         summary: 'Register a webhook (the secret is shown only in this answer)',
         description:
-          'At most TENANT_MAX_WEBHOOKS webhooks per tenant, active or disabled (delete one to make room): 409 TENANT_LIMIT_REACHED.',
+          'At most TENANT_MAX_WEBHOOKS webhooks per tenant, active or disabled (delete one to make room): 409 TENANT_LIMIT_REACHED. ' +
+          'filters (an extension) make scan.completed deliveries depend on what the scan found (see the filters field).',
         tags: ['webhooks'],
         security,
         body: CreateWebhookBody,
@@ -139,7 +140,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       schema: {
         operationId: 'updateWebhook',
         summary:
-          'Change name, url, events or isActive (true re-enables and resets the failure count)',
+          'Change name, url, events, isActive (true re-enables and resets the failure count) or filters',
         tags: ['webhooks'],
         security,
         params: WebhookIdParams,
