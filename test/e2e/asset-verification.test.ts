@@ -263,6 +263,39 @@ describe('admin verification', () => {
   });
 });
 
+const isRoot = process.getuid?.() === 0;
+
+// An IP asset's file is at https://<address>/ (port 443, which only root may listen on).
+describe.runIf(isRoot)('verification of an IP asset by the HTTPS file on its address', () => {
+  it('reads the file from port 443 of the address and verifies the asset with the token', async () => {
+    let served = '';
+    const onAddress = await startHttpsReceiver(
+      (request, res) => {
+        const found = request.url === '/.well-known/rampart-verification.txt';
+        res.writeHead(found ? 200 : 404);
+        res.end(found ? served : '');
+      },
+      { port: 443 },
+    );
+    try {
+      const ip = await asset({ name: 'loopback', kind: 'ip', value: '127.0.0.1' });
+      expect(ip.verification.http.url).toBe(
+        'https://127.0.0.1/.well-known/rampart-verification.txt',
+      );
+      served = 'not the token';
+      expect(await verify(ip.id)).toMatchObject({ status: 'unverified' });
+      served = ip.verification.token;
+      expect(await verify(ip.id)).toMatchObject({ status: 'verified', method: 'http' });
+      expect(onAddress.requests.map((request) => request.url)).toEqual([
+        '/.well-known/rampart-verification.txt',
+        '/.well-known/rampart-verification.txt',
+      ]);
+    } finally {
+      await onAddress.close();
+    }
+  });
+});
+
 describe('verify', () => {
   it('answers 409 VERIFICATION_NOT_AVAILABLE where no proof of that kind exists', async () => {
     const net = await asset({ name: 'net', kind: 'network', value: '198.51.100.0/24' });

@@ -86,6 +86,8 @@ export interface HttpsReceiverOptions {
   readonly host?: '127.0.0.1' | '::1';
   /** Serve the self-signed untrusted certificate instead of the CA-signed one. */
   readonly untrusted?: boolean;
+  /** Port to listen on; default an ephemeral one (a port below 1024 needs root). */
+  readonly port?: number;
 }
 
 export interface HttpsReceiver {
@@ -174,7 +176,7 @@ export async function startHttpsReceiver(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
+    server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
       resolve();
     });
