@@ -12,6 +12,7 @@ import { migration0012 } from './0012-redeliveries.js';
 import { migration0013 } from './0013-issues.js';
 import { migration0014 } from './0014-assets.js';
 import { migration0015 } from './0015-schedules.js';
+import { migration0016 } from './0016-finding-issues.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0013,
   migration0014,
   migration0015,
+  migration0016,
 ];
