@@ -53,15 +53,28 @@ export interface IssueLinkColumns {
   readonly triage_expires_at: Date | null;
 }
 
-/** Those columns, selected from `fi` (finding_issues) and `i` (issues). */
+/**
+ * A finding's link and issue, joined to a page of findings aliased `f` (as `l`), one index probe
+ * of each primary key per row. Lateral on purpose: as a plain join the planner hashed the whole
+ * `finding_issues` table for each page (a sequential scan of every stored link, every page:
+ * 100,000 findings read 500 at a time took 3.3 s instead of 1.1 s).
+ */
+export const ISSUE_LINK = sql<IssueLinkColumns>`(
+  select fi.issue_id, fi.baseline_state, i.triage, i.triage_reason, i.triaged_by, i.triaged_at,
+    i.triage_expires_at
+  from finding_issues fi join issues i on i.id = fi.issue_id
+  where fi.finding_id = f.id
+)`.as('l');
+
+/** The columns of ISSUE_LINK, as selected from it. */
 export const ISSUE_LINK_COLUMNS = [
-  'fi.issue_id',
-  'fi.baseline_state',
-  'i.triage',
-  'i.triage_reason',
-  'i.triaged_by',
-  'i.triaged_at',
-  'i.triage_expires_at',
+  'l.issue_id',
+  'l.baseline_state',
+  'l.triage',
+  'l.triage_reason',
+  'l.triaged_by',
+  'l.triaged_at',
+  'l.triage_expires_at',
 ] as const;
 
 /**
@@ -384,8 +397,7 @@ export function readFindingPages(
             .limit(pageSize)
             .as('f'),
         )
-        .leftJoin('finding_issues as fi', 'fi.finding_id', 'f.id')
-        .leftJoin('issues as i', 'i.id', 'fi.issue_id')
+        .leftJoinLateral(ISSUE_LINK, (join) => join.onTrue())
         .selectAll('f')
         .select(ISSUE_LINK_COLUMNS)
         .orderBy(outerOrderBy)

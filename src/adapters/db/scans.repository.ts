@@ -10,6 +10,7 @@ import { moveScan, NOW } from '../queue/scan-moves.js';
 import type { DatabaseHandle } from './connect.js';
 import {
   FINDING_COLUMNS,
+  ISSUE_LINK,
   ISSUE_LINK_COLUMNS,
   readFindingPages,
   readSarifRuleSources,
@@ -365,11 +366,11 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       if (page !== null) {
         rows = rows.limit(page.limit).offset((page.page - 1) * page.limit);
       }
-      // The page first, then its issues by primary key: the join costs the page's rows only.
+      // The page first, then its issues by primary key (ISSUE_LINK): the join costs the page's
+      // rows only.
       const withIssues = db
         .selectFrom(rows.as('f'))
-        .leftJoin('finding_issues as fi', 'fi.finding_id', 'f.id')
-        .leftJoin('issues as i', 'i.id', 'fi.issue_id')
+        .leftJoinLateral(ISSUE_LINK, (join) => join.onTrue())
         .selectAll('f')
         .select(ISSUE_LINK_COLUMNS)
         .orderBy('f.severity_rank')
