@@ -38,6 +38,7 @@ function finding(overrides: Partial<Finding>): Finding {
     fingerprint: counter.toString(16).padStart(64, '0'),
     createdAt: new Date(Date.UTC(2026, 0, 2)),
     correlation: null,
+    issue: null,
     ...overrides,
   };
 }

@@ -4,7 +4,8 @@
  * and the issues their ends store, read from the database (the issues API comes later): new →
  * fixed → reopened over rescans of one target, a failed scan that fixes nothing, a sentinel
  * finding of two engines as one issue that a later scan of one engine finds again, two scans of
- * one target ending at once, and an accepted risk whose expiry passed.
+ * one target ending at once, an accepted risk whose expiry passed, and each finding's link to its
+ * issue (issueId, baselineState, the triage of now) as the findings API shows it.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -205,6 +206,100 @@ describe('issues across rescans of one target', () => {
   });
 });
 
+interface FindingLink {
+  fingerprint: string;
+  issueId: string | null;
+  triage: string | null;
+  baselineState: string | null;
+}
+
+/** A scan's findings through GET /api/v1/scans/:scanId/findings, by fingerprint. */
+async function linksOf(scanId: string): Promise<Record<string, FindingLink>> {
+  const response = await ctx.app.request(`/api/v1/scans/${scanId}/findings?limit=100`, {
+    headers: { 'x-api-key': key },
+  });
+  expect(response.status, response.text).toBe(200);
+  const findings = response.body.data.findings as FindingLink[];
+  return Object.fromEntries(
+    findings.map((finding) => [
+      finding.fingerprint,
+      {
+        fingerprint: finding.fingerprint,
+        issueId: finding.issueId,
+        triage: finding.triage,
+        baselineState: finding.baselineState,
+      },
+    ]),
+  );
+}
+
+describe('findings with their issues', () => {
+  it('links each finding to its issue with its baseline state and the triage of now', async () => {
+    const target = '10.0.0.11';
+    const ssh = port(target, 22, 'ssh');
+    const web = port(target, 80);
+    const [sshFp, webFp] = [fingerprintFinding('nmap', ssh), fingerprintFinding('nmap', web)];
+
+    const first = await scan('nmap', target, { findings: [ssh, web] });
+    const issueIds = Object.fromEntries(
+      (await issuesOf(target)).map((issue) => [issue.fingerprint, issue.id]),
+    );
+    expect(await linksOf(first.id)).toEqual({
+      [sshFp]: {
+        fingerprint: sshFp,
+        issueId: issueIds[sshFp],
+        triage: 'none',
+        baselineState: 'new',
+      },
+      [webFp]: {
+        fingerprint: webFp,
+        issueId: issueIds[webFp],
+        triage: 'none',
+        baselineState: 'new',
+      },
+    });
+
+    // Same ssh; web rated differently: updated. Only the rated and named fields count.
+    const second = await scan('nmap', target, {
+      findings: [
+        { ...ssh, description: 'another wording' },
+        { ...web, severity: 'medium' },
+      ],
+    });
+    let links = await linksOf(second.id);
+    expect([links[sshFp]?.baselineState, links[webFp]?.baselineState]).toEqual([
+      'unchanged',
+      'updated',
+    ]);
+
+    // web gone (fixed), then back: new again (reopened); ssh still unchanged.
+    await scan('nmap', target, { findings: [ssh] });
+    const fourth = await scan('nmap', target, { findings: [ssh, web] });
+    links = await linksOf(fourth.id);
+    expect([links[sshFp]?.baselineState, links[webFp]?.baselineState]).toEqual([
+      'unchanged',
+      'new',
+    ]);
+    expect(links[webFp]?.issueId).toBe(issueIds[webFp]);
+
+    // A triage set now shows on the findings of every scan that found the issue.
+    const patched = await ctx.app.request(`/api/v1/issues/${issueIds[sshFp]}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': key },
+      json: { triage: 'out_of_scope', reason: 'lab' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    for (const id of [first.id, second.id, fourth.id]) {
+      expect((await linksOf(id))[sshFp]?.triage).toBe('out_of_scope');
+      expect((await linksOf(id))[webFp]?.triage).toBe('none');
+    }
+    // An accepted risk past its expiry reads none on the findings too, before it is stored so.
+    await sql`update issues set triage = 'accepted_risk', triage_reason = 'lab',
+      triage_expires_at = now() - interval '1 second' where id = ${issueIds[sshFp]}`.execute(db());
+    expect((await linksOf(first.id))[sshFp]?.triage).toBe('none');
+  });
+});
+
 describe('issues of sentinel scans', () => {
   const target = 'http://10.0.0.5:8080/search?q=1';
 
@@ -282,6 +377,17 @@ describe('issues of sentinel scans', () => {
       db(),
     );
     expect(all[0]?.n).toBe(1);
+    // The parent's finding is that issue; the children's findings feed none.
+    expect(Object.values(await linksOf(first.id))).toEqual([
+      expect.objectContaining({ issueId: issue.id, baselineState: 'new', triage: 'none' }),
+    ]);
+    const { rows: childIds } = await sql<{ id: string }>`
+      select id from scans where parent_scan_id = ${first.id}`.execute(db());
+    for (const child of childIds) {
+      for (const link of Object.values(await linksOf(child.id))) {
+        expect(link).toMatchObject({ issueId: null, triage: null, baselineState: null });
+      }
+    }
 
     // zap alone, later, on the same target: the same issue.
     const alone = await scan('zap', target, { findings: [zapSqli] });

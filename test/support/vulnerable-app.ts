@@ -13,6 +13,9 @@
  *                    the error text (which helps error-based detection);
  * - `/hello?name=`   PLANTED REFLECTED XSS: `name` is written into the HTML unescaped (no SQL);
  * - anything else    404.
+ * `setFixed(flaw, true)` switches one of the two off on these pages, as a fix deployed between two
+ * scans would (`xss`: `/hello` escapes its input; `sqli`: `/search` binds `q` as a parameter);
+ * `setFixed(flaw, false)` plants it again (issue 23: rescans that see a flaw fixed and back).
  *
  * Behind a login, under `/auth/` (issue 21): the same two planted pages, reachable only with the
  * session cookie the login sets, and a page that changes the app when visited:
@@ -51,8 +54,13 @@ export interface VulnerableApp {
   readonly resetVisits?: number;
   /** Logs in through the form; answers the session cookie's name and value. */
   login?(): Promise<{ readonly name: string; readonly value: string }>;
+  /** Switches a planted flaw of the public pages off (`true`) or on again (`false`). */
+  setFixed?(flaw: PlantedFlaw, fixed: boolean): void;
   close(): Promise<void>;
 }
+
+/** The flaws of the public pages: `/hello`'s reflected XSS and `/search`'s SQL injection. */
+export type PlantedFlaw = 'xss' | 'sqli';
 
 /** The login the form takes (the seeded `users` row). */
 export const VULNERABLE_LOGIN = { user: 'admin', password: 'hunter2' } as const;
@@ -166,6 +174,7 @@ export async function startVulnerableApp(
   const sessions = new Set<string>();
   let resetVisits = 0;
   let hardened = false;
+  const fixedFlaws = new Set<PlantedFlaw>();
 
   async function search(response: ServerResponse, q: string, safe: boolean): Promise<void> {
     if (safe) {
@@ -297,13 +306,14 @@ export async function startVulnerableApp(
       return;
     }
     if (url.pathname === '/search') {
-      await search(response, url.searchParams.get('q') ?? '', false);
+      await search(response, url.searchParams.get('q') ?? '', fixedFlaws.has('sqli'));
       return;
     }
     if (url.pathname === '/hello') {
       const name = url.searchParams.get('name') ?? '';
-      // VULNERABLE ON PURPOSE: reflected without escaping.
-      send(response, 200, page('Hello', `<h1>Hello ${name}!</h1>`));
+      // VULNERABLE ON PURPOSE (unless fixed): reflected without escaping.
+      const shown = fixedFlaws.has('xss') ? escapeHtml(name) : name;
+      send(response, 200, page('Hello', `<h1>Hello ${shown}!</h1>`));
       return;
     }
     if (elsewhere !== undefined && url.pathname === '/away') {
@@ -348,6 +358,13 @@ export async function startVulnerableApp(
       return resetVisits;
     },
     login: () => loginTo(`${origin}/`),
+    setFixed(flaw, fixed) {
+      if (fixed) {
+        fixedFlaws.add(flaw);
+      } else {
+        fixedFlaws.delete(flaw);
+      }
+    },
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {

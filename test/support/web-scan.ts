@@ -26,7 +26,7 @@ import {
 } from './harness.js';
 import { TEST_SANDBOX } from './sandbox.js';
 import { type getScan, waitUntilEnded } from './scans.js';
-import { startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
+import { type PlantedFlaw, startVulnerableApp, type VulnerableApp } from './vulnerable-app.js';
 
 /** The vulnerable app as a test file sees it (vulnerable-app.ts). */
 export interface VulnerableAppView {
@@ -35,6 +35,8 @@ export interface VulnerableAppView {
   readonly resetVisits: number;
   /** Logs in through its form: the session cookie. */
   login(): Promise<{ readonly name: string; readonly value: string }>;
+  /** Switches a planted flaw of its public pages off (`true`) or on again (`false`). */
+  setFixed(flaw: PlantedFlaw, fixed: boolean): void;
 }
 
 /** The deliberately vulnerable test app for the whole test file; read `url` inside tests and hooks. */
@@ -65,6 +67,13 @@ export function useVulnerableApp(): VulnerableAppView {
         throw new Error('useVulnerableApp: this app has no login');
       }
       return app.login();
+    },
+    setFixed(flaw, fixed) {
+      const app = started();
+      if (app.setFixed === undefined) {
+        throw new Error('useVulnerableApp: this app cannot switch its flaws');
+      }
+      app.setFixed(flaw, fixed);
     },
   };
 }
@@ -214,7 +223,7 @@ export async function untilEngineAvailable(
 }
 
 export interface WebScanContext {
-  /** The runners the worker was given: only `engine`'s. */
+  /** The runners the worker was given: only those of the engines asked for. */
   readonly runners: ReadonlyMap<string, EngineRunner>;
   readonly app: TestApp;
   readonly key: string;
@@ -227,12 +236,17 @@ export interface WebScanContext {
  * For a test file: the app (with a test database), the vulnerable app and the key, made before
  * its tests and closed after them. Read the fields inside tests and hooks.
  */
-export function useWebScanApp(engine: EngineName): WebScanContext {
+export function useWebScanApp(engine: EngineName | readonly EngineName[]): WebScanContext {
   // The runners a worker builds at start (`realEngineRunners`, which takes every engine with a
-  // `command` whose binary was found), here with only `engine` reported as installed.
+  // `command` whose binary was found), here with only `engine` (or those listed) reported as
+  // installed.
+  const installed: readonly EngineName[] = typeof engine === 'string' ? [engine] : engine;
   const runners = realEngineRunners(
     loadConfig({ JWT_SECRET: TEST_JWT_SECRET, PATH: process.env.PATH ?? '' }),
-    TEST_ENGINES.map((listed) => ({ ...listed, available: listed.name === engine })),
+    TEST_ENGINES.map((listed) => ({
+      ...listed,
+      available: (installed as readonly string[]).includes(listed.name),
+    })),
     TEST_SANDBOX,
   );
   const ctx = useTestApp(
@@ -247,7 +261,9 @@ export function useWebScanApp(engine: EngineName): WebScanContext {
   let key = '';
   beforeAll(async () => {
     key = await createPollingKey(ctx.app);
-    await untilEngineAvailable(ctx.app, key, engine);
+    for (const name of installed) {
+      await untilEngineAvailable(ctx.app, key, name);
+    }
   });
   const vulnerable = useVulnerableApp();
 

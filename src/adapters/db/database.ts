@@ -18,6 +18,7 @@ export interface Database {
   issues: IssuesTable;
   issue_keys: IssueKeysTable;
   issue_events: IssueEventsTable;
+  finding_issues: FindingIssuesTable;
   assets: AssetsTable;
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
@@ -320,6 +321,12 @@ export interface IssueEventsTable {
 }
 
 export type IssueEventRow = Selectable<IssueEventsTable>;
+
+export interface FindingIssuesTable {
+  finding_id: string;
+  issue_id: string;
+  baseline_state: 'new' | 'unchanged' | 'updated';
+}
 export interface AssetsTable {
   id: string;
   tenant_id: string;

@@ -96,8 +96,10 @@ export function fixMissedIssuesCtes(source: string): string {
  * (`resolved`); the others make new open issues (`created`, in fingerprint order, conflicts left
  * over); every fingerprint without a key gets one to its finding's issue (`keyed`); each issue
  * this scan has not updated yet takes its most severe finding's fields, fixed → reopened
- * (`locked` in id order, then `seen`); status moves go to the history. Returns how many new
- * findings were left over by a conflict.
+ * (`locked` in id order, then `seen`); status moves go to the history; each finding is linked to
+ * its issue with its baseline state (`linked`: baselineStateOf, against the issue as it stood
+ * before this statement, which every CTE reads). Returns how many new findings were left over by
+ * a conflict; the next pass links those, and leaves the findings already linked as they are.
  */
 function upsertStatement(scan: ScanForIssues) {
   const { scanId, tenantId, target } = scan;
@@ -136,7 +138,7 @@ function upsertStatement(scan: ScanForIssues) {
         now(), ${scanId}, ${scanId}, f.id, 1, 'open', now()
       from fresh f order by f.fingerprint
       on conflict (tenant_id, target, fingerprint) do nothing
-      returning id, last_finding_id, severity
+      returning id, last_finding_id, severity, fingerprint
     ),
     owner as (
       select finding_id, issue_id from resolved
@@ -150,6 +152,23 @@ function upsertStatement(scan: ScanForIssues) {
       where fps.issue_id is null
       order by fps.fp, fps.severity_rank, fps.seq
       on conflict do nothing
+    ),
+    linked as (
+      insert into finding_issues (finding_id, issue_id, baseline_state)
+      select r.finding_id, r.issue_id, case
+          when i.status = 'fixed' then 'new'
+          when f.severity = i.severity and f.title = i.title and f.category = i.category
+            and f.cve <@ i.cve and i.cve <@ f.cve and f.cwe <@ i.cwe and i.cwe <@ f.cwe
+            then 'unchanged'
+          else 'updated' end
+      from resolved r
+      join findings f on f.id = r.finding_id
+      join issues i on i.id = r.issue_id
+      union all
+      select f.id, c.id, 'new' from created c
+      join findings f on f.scan_id = ${scanId} and f.fingerprint = c.fingerprint
+      where not exists (select 1 from resolved r where r.finding_id = f.id)
+      on conflict (finding_id) do nothing
     ),
     picked as (
       select distinct on (issue_id) issue_id, finding_id from resolved

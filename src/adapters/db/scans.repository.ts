@@ -10,6 +10,8 @@ import { moveScan, NOW } from '../queue/scan-moves.js';
 import type { DatabaseHandle } from './connect.js';
 import {
   FINDING_COLUMNS,
+  ISSUE_LINK,
+  ISSUE_LINK_COLUMNS,
   readFindingPages,
   readSarifRuleSources,
   toFinding,
@@ -357,12 +359,24 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       if (filter.severity !== null) {
         base = base.where('severity_rank', '=', SEVERITIES.indexOf(filter.severity));
       }
-      let rows = base.select(FINDING_COLUMNS).orderBy('severity_rank').orderBy('seq');
+      let rows = base
+        .select([...FINDING_COLUMNS, 'severity_rank', 'seq'])
+        .orderBy('severity_rank')
+        .orderBy('seq');
       if (page !== null) {
         rows = rows.limit(page.limit).offset((page.page - 1) * page.limit);
       }
+      // The page first, then its issues by primary key (ISSUE_LINK): the join costs the page's
+      // rows only.
+      const withIssues = db
+        .selectFrom(rows.as('f'))
+        .leftJoinLateral(ISSUE_LINK, (join) => join.onTrue())
+        .selectAll('f')
+        .select(ISSUE_LINK_COLUMNS)
+        .orderBy('f.severity_rank')
+        .orderBy('f.seq');
       const [found, count] = await Promise.all([
-        rows.execute(),
+        withIssues.execute(),
         base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { findings: found.map(toFinding), total: Number(count.n) };

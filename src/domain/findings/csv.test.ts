@@ -4,7 +4,7 @@ import type { Finding } from './finding.js';
 
 const HEADER =
   'id,scanId,engine,severity,toolSeverity,title,category,host,port,protocol,url,cve,cwe,' +
-  'fingerprint,description,remediation,references,createdAt';
+  'fingerprint,description,remediation,references,createdAt,issueId,triage,baselineState';
 
 function finding(overrides: Partial<Finding> = {}): Finding {
   return {
@@ -26,6 +26,7 @@ function finding(overrides: Partial<Finding> = {}): Finding {
     fingerprint: 'ab'.repeat(32),
     createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
     correlation: null,
+    issue: null,
     ...overrides,
   };
 }
@@ -114,6 +115,11 @@ describe('renderCsv', () => {
         description: 'desc',
         remediation: 'fix it',
         references: ['https://a.example', 'https://b.example'],
+        issue: {
+          id: 'issue-1',
+          baselineState: 'updated',
+          triage: { state: 'false_positive', reason: 'x', by: 'k', at: null, expiresAt: null },
+        },
       }),
     ]);
     expect(parseCsv(text)[1]).toEqual([
@@ -135,6 +141,9 @@ describe('renderCsv', () => {
       'fix it',
       'https://a.example;https://b.example',
       '2026-01-02T03:04:05.006Z',
+      'issue-1',
+      'false_positive',
+      'updated',
     ]);
   });
 
@@ -144,7 +153,7 @@ describe('renderCsv', () => {
     ]);
     const record = text.split('\r\n')[1];
     expect(record).toBe(
-      `fnd_1,scan_1,nmap,info,,Open port 443/tcp,open-port,,,,,,,${'ab'.repeat(32)},,,,2026-01-02T03:04:05.006Z`,
+      `fnd_1,scan_1,nmap,info,,Open port 443/tcp,open-port,,,,,,,${'ab'.repeat(32)},,,,2026-01-02T03:04:05.006Z,,,`,
     );
   });
 

@@ -24,6 +24,11 @@ export const CSV_COLUMNS = [
   'remediation',
   'references',
   'createdAt',
+  // Issue 23, appended so that the columns before keep their places: empty for a finding that
+  // feeds no issue (see toFindingView).
+  'issueId',
+  'triage',
+  'baselineState',
 ] as const;
 
 /** Joins the values of multi-value columns (`cve`, `cwe`, `references`). */
@@ -82,6 +87,9 @@ function row(finding: Finding): string[] {
     finding.remediation ?? '',
     finding.references.join(CSV_MULTI_VALUE_SEPARATOR),
     isoOrEmpty(finding.createdAt),
+    finding.issue?.id ?? '',
+    finding.issue?.triage.state ?? '',
+    finding.issue?.baselineState ?? '',
   ];
 }
 

@@ -30,6 +30,7 @@ function finding(overrides: Partial<Finding> = {}): Finding {
     fingerprint: 'ab'.repeat(32),
     createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
     correlation: null,
+    issue: null,
     ...overrides,
   };
 }
@@ -136,6 +137,36 @@ describe('toDefectDojoFinding', () => {
       }),
     );
     expect(Object.keys(full).filter((key) => !vocabulary.has(key))).toEqual([]);
+  });
+});
+
+describe('a triaged finding in DefectDojo (issue 23)', () => {
+  const triaged = (state: 'none' | 'false_positive' | 'accepted_risk' | 'out_of_scope') =>
+    toDefectDojoFinding(
+      finding({
+        issue: {
+          id: 'issue-1',
+          baselineState: 'unchanged',
+          triage: { state, reason: 'why', by: 'k', at: new Date(0), expiresAt: null },
+        },
+      }),
+    );
+  const flags = (written: Record<string, unknown>) =>
+    Object.fromEntries(
+      ['active', 'false_p', 'risk_accepted', 'out_of_scope']
+        .filter((key) => key in written)
+        .map((key) => [key, written[key]]),
+    );
+
+  it('marks each triage with its own flag and inactive; nothing when untriaged', () => {
+    expect(flags(triaged('false_positive'))).toEqual({ active: false, false_p: true });
+    expect(flags(triaged('accepted_risk'))).toEqual({ active: false, risk_accepted: true });
+    expect(flags(triaged('out_of_scope'))).toEqual({ active: false, out_of_scope: true });
+    expect(flags(triaged('none'))).toEqual({});
+    expect(flags(toDefectDojoFinding(finding()))).toEqual({});
+    for (const state of ['false_positive', 'accepted_risk', 'out_of_scope'] as const) {
+      expect(Object.keys(triaged(state)).filter((key) => !vocabulary.has(key))).toEqual([]);
+    }
   });
 });
 

@@ -132,7 +132,31 @@ export type DefectDojoFinding = InVocabulary<{
   readonly mitigation?: string;
   readonly impact?: string;
   readonly references?: string;
+  readonly active?: boolean;
+  readonly false_p?: boolean;
+  readonly risk_accepted?: boolean;
+  readonly out_of_scope?: boolean;
 }>;
+
+/**
+ * A triaged finding's status in DefectDojo's words (issue 23): the triage's own flag, and
+ * `active: false`, as DefectDojo itself leaves a finding it marks false positive, out of scope or
+ * risk accepted. Nothing for an untriaged finding (DefectDojo's defaults: active, none of them).
+ */
+function triageFlags(
+  finding: Finding,
+): Pick<DefectDojoFinding, 'active' | 'false_p' | 'risk_accepted' | 'out_of_scope'> {
+  switch (finding.issue?.triage.state) {
+    case 'false_positive':
+      return { active: false, false_p: true };
+    case 'accepted_risk':
+      return { active: false, risk_accepted: true };
+    case 'out_of_scope':
+      return { active: false, out_of_scope: true };
+    default:
+      return {};
+  }
+}
 
 // Engines whose findings come from reading artifacts (images, file systems, IaC), not from
 // talking to a running target.
@@ -218,7 +242,9 @@ function present(text: string | null): text is string {
  * - `endpoints` = `[defectDojoEndpoint]` when there is a host;
  * - `mitigation` = the remediation, `impact` = the tool's own description, `references` one a
  *   line; each left out when empty;
- * - `static_finding` for trivy (artifacts), `dynamic_finding` for every other engine.
+ * - `static_finding` for trivy (artifacts), `dynamic_finding` for every other engine;
+ * - a triaged finding: `active: false` and `false_p`, `risk_accepted` or `out_of_scope` true
+ *   (`triageFlags`).
  * No `date`: DefectDojo takes the import's scan date, and no per-run value is written.
  */
 export function toDefectDojoFinding(finding: Finding): DefectDojoFinding {
@@ -241,6 +267,7 @@ export function toDefectDojoFinding(finding: Finding): DefectDojoFinding {
     ...(present(finding.remediation) ? { mitigation: finding.remediation } : {}),
     ...(present(finding.description) ? { impact: finding.description } : {}),
     ...(finding.references.length === 0 ? {} : { references: finding.references.join('\n') }),
+    ...triageFlags(finding),
   };
 }
 

@@ -4,6 +4,8 @@
  * The draft and fingerprinted shapes are derived from their runtime schemas in finding-schema.ts.
  */
 import type { Static } from '@sinclair/typebox';
+import type { BaselineState } from '../issues/issue.js';
+import type { Triage } from '../issues/triage.js';
 import type {
   DraftFindingSchema,
   FindingIdentifiersSchema,
@@ -51,6 +53,16 @@ export interface CorrelationDetail {
 }
 
 /**
+ * The issue a stored finding is (issue 23), with the finding's baseline state against that issue
+ * before its scan and the issue's triage as stored (show it through `withTriageInEffect`).
+ */
+export interface FindingIssue {
+  readonly id: string;
+  readonly baselineState: BaselineState;
+  readonly triage: Triage;
+}
+
+/**
  * A stored finding as the store reads it; the API's view (scan-view.ts) writes `createdAt` as text
  * and lifts the correlation's sources and risk to the top level.
  */
@@ -61,6 +73,11 @@ export interface Finding extends FingerprintedFinding {
   readonly createdAt: Date;
   /** Findings of sentinel scans only; null for every other scan's findings. */
   readonly correlation: CorrelationDetail | null;
+  /**
+   * Its issue; null for findings that feed no issue: a sentinel child's (its parent's findings
+   * do) and those of scans that ended before issues were tracked.
+   */
+  readonly issue: FindingIssue | null;
 }
 
 /** What a parser returns: findings and warnings as data (parsers never log). */

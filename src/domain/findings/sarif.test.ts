@@ -129,6 +129,24 @@ const SARIF_SUBSET_SCHEMA = {
         message: { $ref: '#/definitions/message' },
         locations: { type: 'array', items: { $ref: '#/definitions/location' } },
         partialFingerprints: { type: 'object', additionalProperties: { type: 'string' } },
+        baselineState: { enum: ['new', 'unchanged', 'updated', 'absent'] },
+        suppressions: {
+          type: 'array',
+          uniqueItems: true,
+          items: { $ref: '#/definitions/suppression' },
+        },
+        properties: { $ref: '#/definitions/propertyBag' },
+      },
+    },
+    suppression: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind'],
+      properties: {
+        guid: { type: 'string' },
+        kind: { enum: ['inSource', 'external'] },
+        status: { enum: ['accepted', 'underReview', 'rejected'] },
+        justification: { type: 'string' },
         properties: { $ref: '#/definitions/propertyBag' },
       },
     },
@@ -200,6 +218,7 @@ function finding(overrides: Partial<Finding> = {}): Finding {
     fingerprint: String(counter).padStart(64, '0'),
     createdAt: new Date(Date.UTC(2026, 0, 2)),
     correlation: null,
+    issue: null,
     ...overrides,
   };
 }
@@ -633,6 +652,85 @@ describe('renderSarif', () => {
       'CWE-1',
       'CVE-1',
       'CVE-2',
+    ]);
+  });
+});
+
+describe('findings with issues (issue 23)', () => {
+  const untracked = finding();
+  const issue = (triage: Partial<Finding['issue'] & object>['triage'] = undefined) => ({
+    id: 'issue-1',
+    baselineState: 'unchanged' as const,
+    triage: triage ?? {
+      state: 'none' as const,
+      reason: null,
+      by: null,
+      at: null,
+      expiresAt: null,
+    },
+  });
+
+  function resultOf(one: Finding) {
+    const [run] = expectValidSarif(renderSarif(input({ findings: [one] }))).runs;
+    return run.results[0];
+  }
+
+  it('writes neither baselineState nor suppressions for a finding without an issue', () => {
+    const result = resultOf(untracked);
+    expect(result).not.toHaveProperty('baselineState');
+    expect(result).not.toHaveProperty('suppressions');
+    expect(result?.properties).not.toHaveProperty('issueId');
+  });
+
+  it('writes the baseline state, the issue id and no suppression for an untriaged issue', () => {
+    const result = resultOf(finding({ issue: { ...issue(), baselineState: 'new' } }));
+    expect(result?.baselineState).toBe('new');
+    expect(result?.suppressions).toEqual([]);
+    expect(result?.properties.issueId).toBe('issue-1');
+  });
+
+  it('suppresses a triaged finding: external, accepted, the reason as justification', () => {
+    const at = new Date(Date.UTC(2026, 0, 3));
+    const expiresAt = new Date(Date.UTC(2027, 0, 1));
+    const falsePositive = resultOf(
+      finding({
+        issue: issue({
+          state: 'false_positive',
+          reason: 'test host',
+          by: 'k',
+          at,
+          expiresAt: null,
+        }),
+      }),
+    );
+    expect(falsePositive?.suppressions).toEqual([
+      {
+        kind: 'external',
+        status: 'accepted',
+        justification: 'test host',
+        properties: { triage: 'false_positive' },
+      },
+    ]);
+    const accepted = resultOf(
+      finding({
+        issue: issue({ state: 'accepted_risk', reason: 'legacy', by: 'k', at, expiresAt }),
+      }),
+    );
+    expect(accepted?.suppressions).toEqual([
+      {
+        kind: 'external',
+        status: 'accepted',
+        justification: 'legacy',
+        properties: { triage: 'accepted_risk', expiresAt: '2027-01-01T00:00:00.000Z' },
+      },
+    ]);
+    const outOfScope = resultOf(
+      finding({
+        issue: issue({ state: 'out_of_scope', reason: null, by: 'k', at, expiresAt: null }),
+      }),
+    );
+    expect(outOfScope?.suppressions).toEqual([
+      { kind: 'external', status: 'accepted', properties: { triage: 'out_of_scope' } },
     ]);
   });
 });

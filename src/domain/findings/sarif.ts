@@ -16,6 +16,8 @@
  *   (see `networkLocationName`) beside it; a finding with neither gets the scan target;
  * - `partialFingerprints["rampart/v1"]` carries the Rampart fingerprint, so viewers track the
  *   same issue across scans (DefectDojo makes it `unique_id_from_tool`: `rampart:<fingerprint>`);
+ * - a finding with an issue (issue 23) adds `baselineState`, `suppressions` (its issue's triage)
+ *   and `properties.issueId` (see `issueParts`);
  * - `invocations[0].executionSuccessful` is true only for a completed scan, and the run's
  *   property bag holds the scan id, type, target, status and times.
  *
@@ -24,7 +26,9 @@
  * first pass collects the rules (memory grows with distinct rule ids, not findings), a second
  * writes the results.
  */
-import type { Finding, Severity } from './finding.js';
+import type { BaselineState } from '../issues/issue.js';
+import type { TriageState } from '../issues/triage.js';
+import type { Finding, FindingIssue, Severity } from './finding.js';
 import { compareSeverity } from './severity-order.js';
 
 export const SARIF_VERSION = '2.1.0';
@@ -158,6 +162,22 @@ export interface SarifLocation {
   readonly logicalLocations?: readonly SarifLogicalLocation[];
 }
 
+/**
+ * SARIF 2.1.0 §3.35: a request to suppress a result, here a triage decision kept in Rampart
+ * (`external`) and in effect (`accepted`).
+ */
+export interface SarifSuppression {
+  readonly kind: 'external';
+  readonly status: 'accepted';
+  readonly justification?: string;
+  readonly properties: {
+    /** The issue's triage: false_positive, accepted_risk or out_of_scope. */
+    readonly triage: Exclude<TriageState, 'none'>;
+    /** accepted_risk with an expiry: when it returns to none (ISO 8601). */
+    readonly expiresAt?: string;
+  };
+}
+
 export interface SarifResult {
   readonly ruleId: string;
   readonly ruleIndex: number;
@@ -165,6 +185,10 @@ export interface SarifResult {
   readonly message: SarifMessage;
   readonly locations: readonly SarifLocation[];
   readonly partialFingerprints: Readonly<Record<string, string>>;
+  /** Findings with an issue only (every result of the run, or none): see `issueParts`. */
+  readonly baselineState?: BaselineState;
+  /** Findings with an issue only: empty when untriaged, one suppression when triaged. */
+  readonly suppressions?: readonly SarifSuppression[];
   readonly properties: {
     readonly severity: Severity;
     readonly toolSeverity: string | null;
@@ -177,6 +201,8 @@ export interface SarifResult {
     readonly cweIds: readonly string[];
     readonly engine: string;
     readonly findingId: string;
+    /** The finding's issue (GET /api/v1/issues/:issueId), when it has one. */
+    readonly issueId?: string;
   };
 }
 
@@ -498,6 +524,36 @@ function buildRules(sorted: readonly Finding[]): SarifReportingDescriptor[] {
   return collector.rules();
 }
 
+/**
+ * What a finding's issue adds to its result: `baselineState` (the finding's, against its issue
+ * before its scan; SARIF's `absent` is never written, a fixed issue has no finding in the scan)
+ * and `suppressions`: one `external`, `accepted` suppression for an issue triaged
+ * false_positive, accepted_risk or out_of_scope (the reason as its justification), else an empty
+ * list, which SARIF reads as "known not suppressed". SARIF wants both on every result of a run or
+ * on none: a scan's findings either all have issues (a scan that feeds issues) or none do.
+ */
+function issueParts(issue: FindingIssue): Pick<SarifResult, 'baselineState' | 'suppressions'> {
+  const { triage } = issue;
+  if (triage.state === 'none') {
+    return { baselineState: issue.baselineState, suppressions: [] };
+  }
+  const expiresAt = triage.expiresAt === null ? null : triage.expiresAt.toISOString();
+  return {
+    baselineState: issue.baselineState,
+    suppressions: [
+      {
+        kind: 'external',
+        status: 'accepted',
+        ...(triage.reason === null ? {} : { justification: triage.reason }),
+        properties: {
+          triage: triage.state,
+          ...(expiresAt === null ? {} : { expiresAt }),
+        },
+      },
+    ],
+  };
+}
+
 function buildResult(finding: Finding, ruleIndex: number, fallbackUri: string): SarifResult {
   const description = finding.description?.trim() ?? '';
   return {
@@ -509,6 +565,7 @@ function buildResult(finding: Finding, ruleIndex: number, fallbackUri: string): 
     },
     locations: locationsOf(finding, fallbackUri),
     partialFingerprints: { [SARIF_FINGERPRINT_KEY]: finding.fingerprint },
+    ...(finding.issue === null ? {} : issueParts(finding.issue)),
     properties: {
       severity: finding.severity,
       toolSeverity: finding.toolSeverity,
@@ -517,6 +574,7 @@ function buildResult(finding: Finding, ruleIndex: number, fallbackUri: string): 
       cweIds: finding.identifiers.cwe,
       engine: finding.engine,
       findingId: finding.id,
+      ...(finding.issue === null ? {} : { issueId: finding.issue.id }),
     },
   };
 }

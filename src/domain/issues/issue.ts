@@ -53,3 +53,51 @@ export function enginesThatLooked(
   }
   return [...new Set(children.filter((child) => child.completed).map((child) => child.engine))];
 }
+
+/**
+ * A finding against its issue as the issue stood before the finding's scan (SARIF's
+ * `result.baselineState`, without `absent`: a finding is always present in its own scan):
+ * - `new`: the scan created the issue, or the issue was `fixed` (the scan reopens it);
+ * - `updated`: the issue was open or reopened, and one of BASELINE_FIELDS differs from its
+ *   latest finding's;
+ * - `unchanged`: otherwise.
+ */
+export const BASELINE_STATES = ['new', 'unchanged', 'updated'] as const;
+export type BaselineState = (typeof BASELINE_STATES)[number];
+
+/**
+ * The fields whose change makes a finding `updated`: how it is rated and named. Not the
+ * description, evidence, remediation or references: engines reword those between two runs that
+ * found the same thing (an OS-guess accuracy, the DBMS a payload revealed). Identifiers compare as
+ * sets. The location is the fingerprint's, so it cannot differ.
+ */
+export interface BaselineFields {
+  readonly severity: string;
+  readonly title: string;
+  readonly category: string;
+  readonly cve: readonly string[];
+  readonly cwe: readonly string[];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((value) => right.has(value));
+}
+
+/** The baseline state of a finding; `issue` is null when the finding's scan created it. */
+export function baselineStateOf(
+  finding: BaselineFields,
+  issue: (BaselineFields & { readonly status: IssueStatus }) | null,
+): BaselineState {
+  if (issue === null || issue.status === 'fixed') {
+    return 'new';
+  }
+  const same =
+    finding.severity === issue.severity &&
+    finding.title === issue.title &&
+    finding.category === issue.category &&
+    sameSet(finding.cve, issue.cve) &&
+    sameSet(finding.cwe, issue.cwe);
+  return same ? 'unchanged' : 'updated';
+}

@@ -183,3 +183,16 @@ export function expireTriage(
     },
   };
 }
+
+/**
+ * `item` with its issue's triage as in effect at `now` (triageInEffect): the same object unless
+ * an accepted risk has expired and not been stored as such yet. For findings read with their issue.
+ */
+export function withTriageInEffect<
+  T extends { readonly issue: { readonly triage: Triage } | null },
+>(item: T, now: Date): T {
+  if (item.issue === null || !isExpired(item.issue.triage, now)) {
+    return item;
+  }
+  return { ...item, issue: { ...item.issue, triage: triageInEffect(item.issue.triage, now) } };
+}

@@ -10,6 +10,7 @@ import { csvHeaderLine, csvRecordLine } from '../../domain/findings/csv.js';
 import { createDefectDojoWriter } from '../../domain/findings/defectdojo.js';
 import type { Severity } from '../../domain/findings/finding.js';
 import { createSarifRuleCollector, createSarifWriter } from '../../domain/findings/sarif.js';
+import { withTriageInEffect } from '../../domain/issues/triage.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
 import { runsAsChildScans } from '../../engines/registry.js';
@@ -51,6 +52,7 @@ export async function getResults(
   tenantId: string,
   id: string,
   page: Page,
+  now: Date,
 ): Promise<ResultsView> {
   const scan = await endedScan(scans, tenantId, id);
   const found = await scans.listFindings(tenantId, id, { severity: null }, page);
@@ -61,7 +63,7 @@ export async function getResults(
     partial: scan.status !== 'completed',
     summary: { ...scan.findingsSummary },
     riskScore: scan.riskScore,
-    findings: found.findings.map(toFindingView),
+    findings: found.findings.map((finding) => toFindingView(withTriageInEffect(finding, now))),
     pagination: pagination(page.page, page.limit, found.total),
     ...(sentinel === null ? {} : { sentinel }),
   };
@@ -107,10 +109,16 @@ export async function exportResults(
   id: string,
   format: ExportFormat,
   toolVersion: string | null,
+  now: Date,
 ): Promise<ResultsFile> {
   const scan = await endedScan(scans, tenantId, id);
-  const pages = (order: 'severity' | 'sarif') =>
-    scans.findingPages(tenantId, id, order, EXPORT_PAGE_SIZE);
+  // Each page's findings with their issues' triage in effect now (the same objects unless an
+  // accepted risk expired and was not stored as such yet).
+  const pages = async function* (order: 'severity' | 'sarif') {
+    for await (const page of scans.findingPages(tenantId, id, order, EXPORT_PAGE_SIZE)) {
+      yield page.map((finding) => withTriageInEffect(finding, now));
+    }
+  };
   if (format === 'csv') {
     return {
       contentType: 'text/csv; charset=utf-8',
@@ -179,11 +187,12 @@ export async function listFindings(
   id: string,
   severity: Severity | undefined,
   page: Page,
+  now: Date,
 ): Promise<{ findings: FindingView[]; pagination: Pagination }> {
   await endedScan(scans, tenantId, id);
   const found = await scans.listFindings(tenantId, id, { severity: severity ?? null }, page);
   return {
-    findings: found.findings.map(toFindingView),
+    findings: found.findings.map((finding) => toFindingView(withTriageInEffect(finding, now))),
     pagination: pagination(page.page, page.limit, found.total),
   };
 }

@@ -68,6 +68,10 @@ export function toScanDetailView(scan: ScanRecord, sentinel: SentinelRunView | n
 
 export type ScanDetailView = ReturnType<typeof toScanDetailView>;
 
+/**
+ * A finding as the API shows it. Its issue's triage is shown as given: read it through
+ * `withTriageInEffect` first (the use cases do).
+ */
 export function toFindingView(finding: Finding) {
   return {
     id: finding.id,
@@ -87,6 +91,9 @@ export function toFindingView(finding: Finding) {
     fingerprint: finding.fingerprint,
     raw: finding.raw,
     createdAt: finding.createdAt.toISOString(),
+    issueId: finding.issue?.id ?? null,
+    triage: finding.issue?.triage.state ?? null,
+    baselineState: finding.issue?.baselineState ?? null,
     ...(finding.correlation === null
       ? {}
       : {

@@ -12,6 +12,7 @@ import { migration0012 } from './0012-redeliveries.js';
 import { migration0013 } from './0013-issues.js';
 import { migration0014 } from './0014-assets.js';
 import { migration0015 } from './0015-schedules.js';
+import { migration0016 } from './0016-finding-issues.js';
 import { migration0017 } from './0017-webhook-filters.js';
 import { migration0018 } from './0018-schedule-assets.js';
 
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0013,
   migration0014,
   migration0015,
+  migration0016,
   migration0017,
   migration0018,
 ];

@@ -5,6 +5,8 @@ import {
   FingerprintedFindingSchema,
   SeveritySchema,
 } from '../../../domain/findings/finding-schema.js';
+import { BASELINE_STATES } from '../../../domain/issues/issue.js';
+import { TRIAGE_STATES } from '../../../domain/issues/triage.js';
 import { PRIORITIES } from '../../../domain/scans/priority.js';
 import { SCAN_STATUSES } from '../../../domain/scans/status-machine.js';
 import { ENGINE_NAMES } from '../../../engines/engine.js';
@@ -134,6 +136,18 @@ export const FindingSchema = Type.Object(
     engine: Type.String(),
     ...FingerprintedFindingSchema.properties,
     createdAt: DateTime,
+    issueId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description:
+        "The issue this finding is (GET /api/v1/issues/:issueId; a Rampart extension); null for findings that feed no issue: a sentinel child scan's (its parent's findings do) and those of scans that ended before issues were tracked",
+    }),
+    triage: Type.Union([Type.String({ enum: [...TRIAGE_STATES] }), Type.Null()], {
+      description:
+        "Its issue's triage in effect now (an accepted risk past its expiry reads none), whichever scan found it; null without an issue",
+    }),
+    baselineState: Type.Union([Type.String({ enum: [...BASELINE_STATES] }), Type.Null()], {
+      description:
+        "Against its issue before this finding's scan: new (the scan created the issue, or reopened a fixed one), updated (severity, title, category or CWE/CVE ids changed), unchanged; null without an issue",
+    }),
     sources: Type.Optional(
       Type.Array(
         Type.Object(

@@ -81,6 +81,14 @@ const DefectDojoFile = Type.Object(
           mitigation: Type.Optional(Type.String()),
           impact: Type.Optional(Type.String()),
           references: Type.Optional(Type.String()),
+          active: Type.Optional(
+            Type.Boolean({ description: 'false for a triaged finding (its issue is triaged)' }),
+          ),
+          false_p: Type.Optional(Type.Boolean({ description: 'Its issue is a false_positive' })),
+          risk_accepted: Type.Optional(
+            Type.Boolean({ description: 'Its issue is an accepted_risk' }),
+          ),
+          out_of_scope: Type.Optional(Type.Boolean({ description: 'Its issue is out_of_scope' })),
         },
         { additionalProperties: false },
       ),
@@ -172,12 +180,19 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
       if (format === 'json') {
         return {
           success: true,
-          data: await getResults(deps.scans, tenantId, scanId, { page, limit }),
+          data: await getResults(deps.scans, tenantId, scanId, { page, limit }, deps.clock.now()),
         };
       }
       const scanType = (await deps.scans.get(tenantId, scanId))?.scanType;
       const version = deps.engines.find((engine) => engine.name === scanType)?.version ?? null;
-      const file = await exportResults(deps.scans, tenantId, scanId, format, version);
+      const file = await exportResults(
+        deps.scans,
+        tenantId,
+        scanId,
+        format,
+        version,
+        deps.clock.now(),
+      );
       // Streamed (chunked): a page of findings is read only when the client has taken the
       // previous one. Not in object mode, so the stream buffers bytes, not pages.
       return reply
@@ -220,10 +235,14 @@ export function registerListFindings(app: FastifyInstance, deps: AppDeps): void 
     async (request) => {
       const { tenantId } = tenantCaller(request);
       const { severity, page = 1, limit = 20 } = request.query;
-      const data = await listFindings(deps.scans, tenantId, request.params.scanId, severity, {
-        page,
-        limit,
-      });
+      const data = await listFindings(
+        deps.scans,
+        tenantId,
+        request.params.scanId,
+        severity,
+        { page, limit },
+        deps.clock.now(),
+      );
       return { success: true, data };
     },
   );
