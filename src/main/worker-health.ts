@@ -7,8 +7,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
 import { errorHandler, frameworkErrors, notFoundHandler } from '../adapters/http/error-handler.js';
+import { observeRequests } from '../adapters/http/request-metrics.js';
 import { registerHealth } from '../adapters/http/routes/system/health.js';
+import { registerMetrics } from '../adapters/http/routes/system/metrics.js';
 import { ErrorEnvelope } from '../adapters/http/schemas/envelope.js';
+import type { MetricsRegistry } from '../adapters/metrics/service-metrics.js';
 import type { Config } from '../config/load-config.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { processReadiness } from './readiness.js';
@@ -20,6 +23,7 @@ export async function startWorkerHealthServer(
     readonly database: DatabaseHandle;
     readonly workers: readonly ScanWorker[];
     readonly logger: Logger;
+    readonly metrics: MetricsRegistry;
   },
 ): Promise<FastifyInstance | null> {
   if (config.workerHealthPort === null) {
@@ -36,6 +40,8 @@ export async function startWorkerHealthServer(
   registerHealth(app, {
     readiness: processReadiness(parts.database, () => parts.workers),
   });
+  registerMetrics(app, { metrics: parts.metrics, metricsToken: config.metricsToken });
+  observeRequests(app, parts.metrics);
   const address = await app.listen({ host: config.host, port: config.workerHealthPort });
   parts.logger.info({ address }, `worker health server listening on ${address}`);
   return app;

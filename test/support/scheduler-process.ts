@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { ENGINE_NAMES } from '../../src/engines/engine.js';
 import { startProcessScheduler } from '../../src/main/scheduler.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import type { TargetResolver } from '../../src/use-cases/ports/scans.js';
 import { testSecretBox } from './secrets.js';
 
@@ -46,6 +47,7 @@ const scheduler = startProcessScheduler({
   secrets: testSecretBox(),
   childScans: sentinelLifecycle(database),
   logger: createLogger('warn'),
+  metrics: NO_METRICS,
   clock: { now: () => now },
   workers: { runnableEngines: async () => runnable },
 });

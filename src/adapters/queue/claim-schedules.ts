@@ -31,6 +31,7 @@ function transactionHandle(trx: Kysely<Database>, kind: DatabaseHandle['kind']):
     },
     listen: outside,
     health: outside,
+    holdsLock: outside,
     close: outside,
   };
 }

@@ -19,7 +19,7 @@ export async function recordAttempt(
   delivery: ClaimedDelivery,
   outcome: WebhookSendOutcome,
   retryDelaysMs: readonly number[],
-): Promise<{ readonly disabledWebhook: boolean }> {
+): Promise<AttemptRecorded> {
   return db.transaction().execute(async (trx) => {
     // The webhook may have been deleted (with its deliveries) while the attempt was in flight.
     // No row lock here: locks are taken webhook first, then deliveries (as below), so that two
@@ -30,9 +30,11 @@ export async function recordAttempt(
       .where('id', '=', delivery.id)
       .executeTakeFirst();
     if (exists === undefined) {
-      return { disabledWebhook: false };
+      return { disabledWebhook: false, ended: null, cancelledEvents: [] };
     }
     let disabled = false;
+    let disabledNow = false;
+    let cancelledEvents: string[] = [];
     if (delivery.kind === 'webhook' && delivery.webhookId !== null) {
       const health = await trx
         .updateTable('webhooks')
@@ -48,15 +50,19 @@ export async function recordAttempt(
         .returning(['consecutive_failures', 'is_active'])
         .executeTakeFirst();
       disabled = health !== undefined && !health.is_active;
+      // This attempt's failure was the one that disabled it (later ones in flight find it so).
+      disabledNow = disabled && health?.consecutive_failures === DISABLE_AFTER_FAILURES;
       if (disabled) {
-        await trx
+        const cancelled = await trx
           .updateTable('webhook_deliveries')
           .set({ status: 'cancelled', next_attempt_at: null })
           .where('webhook_id', '=', delivery.webhookId)
           .where('status', '=', 'pending')
           .where('kind', '=', 'webhook')
           .where('id', '<>', delivery.id)
+          .returning('event')
           .execute();
+        cancelledEvents = cancelled.map((row) => row.event);
       }
     }
     const delay =
@@ -79,7 +85,7 @@ export async function recordAttempt(
         leased_until: null,
       })
       .where('id', '=', delivery.id)
-      .returning('next_attempt_at')
+      .returning(['next_attempt_at', 'status'])
       .executeTakeFirst();
     await trx
       .insertInto('webhook_attempts')
@@ -97,6 +103,21 @@ export async function recordAttempt(
         next_attempt_at: updated?.next_attempt_at ?? null,
       })
       .execute();
-    return { disabledWebhook: disabled };
+    return {
+      disabledWebhook: disabledNow,
+      // A delivery that had ended before (cancelled meanwhile) kept its state: not ended here.
+      ended: status !== 'pending' && updated?.status === status ? status : null,
+      cancelledEvents,
+    };
   });
+}
+
+/** What recording an attempt did, for the log and the metrics. */
+export interface AttemptRecorded {
+  /** This attempt's failure disabled the webhook (its DISABLE_AFTER_FAILURES-th in a row). */
+  readonly disabledWebhook: boolean;
+  /** The delivery's final state when this attempt gave it one; null: pending, or ended before. */
+  readonly ended: 'delivered' | 'failed' | 'cancelled' | null;
+  /** The events of the other pending deliveries cancelled because the webhook was disabled. */
+  readonly cancelledEvents: readonly string[];
 }
