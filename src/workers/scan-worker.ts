@@ -288,8 +288,11 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
   async function housekeeping(): Promise<void> {
     try {
       if (outage.reachableForMs() >= options.leaseMs) {
-        const { requeued, failed } = await reclaimLostScans(db);
+        const { requeued, failed, failedScans } = await reclaimLostScans(db);
         options.metrics.scansReclaimed(requeued, failed);
+        for (const scan of failedScans) {
+          options.metrics.scanFinished(scan.engine, scan.priority, 'failed', null);
+        }
         if (requeued + failed > 0) {
           log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
         }

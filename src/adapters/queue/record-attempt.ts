@@ -76,17 +76,24 @@ export async function recordAttempt(
           : 'pending';
     const next = delay === null ? null : sql<Date>`now() + ${delay} * interval '1 millisecond'`;
     // The lease ends whatever the delivery's state: a delivery cancelled while its attempt was in
-    // flight stayed leased, and so counted against its tenant's cap, until now.
+    // flight stayed leased, and so counted against its tenant's cap, until now. Only a pending
+    // delivery gets this attempt's state (`updated` undefined: it had ended before, and keeps
+    // its state and next_attempt_at).
     const updated = await trx
       .updateTable('webhook_deliveries')
-      .set({
-        status: sql`case when status = 'pending' then ${status} else status end`,
-        next_attempt_at: sql`case when status = 'pending' then (${next})::timestamptz else next_attempt_at end`,
-        leased_until: null,
-      })
+      .set({ status, next_attempt_at: next, leased_until: null })
       .where('id', '=', delivery.id)
-      .returning(['next_attempt_at', 'status'])
+      .where('status', '=', 'pending')
+      .returning('next_attempt_at')
       .executeTakeFirst();
+    const afterAttempt = await (updated === undefined
+      ? trx
+          .updateTable('webhook_deliveries')
+          .set({ leased_until: null })
+          .where('id', '=', delivery.id)
+          .returning('next_attempt_at')
+          .executeTakeFirst()
+      : Promise.resolve(updated));
     await trx
       .insertInto('webhook_attempts')
       .values({
@@ -100,13 +107,12 @@ export async function recordAttempt(
         success: outcome.success,
         response_time_ms: Math.round(outcome.responseTimeMs),
         error: outcome.error,
-        next_attempt_at: updated?.next_attempt_at ?? null,
+        next_attempt_at: afterAttempt?.next_attempt_at ?? null,
       })
       .execute();
     return {
       disabledWebhook: disabledNow,
-      // A delivery that had ended before (cancelled meanwhile) kept its state: not ended here.
-      ended: status !== 'pending' && updated?.status === status ? status : null,
+      ended: updated === undefined || status === 'pending' ? null : status,
       cancelledEvents,
     };
   });
