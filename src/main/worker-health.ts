@@ -1,7 +1,8 @@
 /**
- * `npm run worker`'s /healthz and /readyz, on WORKER_HEALTH_PORT (unset: none): a Fastify instance
- * with nothing but the API's own health routes, error envelope and 404, so a supervisor or an
- * orchestrator probes a worker process as it probes an API process, with the same answers.
+ * `npm run worker`'s /healthz, /readyz and /metrics, on METRICS_PORT (or its older name
+ * WORKER_HEALTH_PORT; unset: none): a Fastify instance with nothing but the API's own health and
+ * metrics routes, error envelope and 404, so a supervisor or an orchestrator probes and scrapes a
+ * worker process as it does an API process, with the same answers.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -16,7 +17,7 @@ import type { Config } from '../config/load-config.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import { processReadiness } from './readiness.js';
 
-/** Listens on HOST:WORKER_HEALTH_PORT and logs the address; null when the port is unset. */
+/** Listens on HOST:METRICS_PORT and logs the address; null when the port is unset. */
 export async function startWorkerHealthServer(
   config: Config,
   parts: {

@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: scan workers only, no API (only /healthz and /readyz on WORKER_HEALTH_PORT
+ * `npm run worker`: scan workers only, no API (only /healthz, /readyz and /metrics on METRICS_PORT
  * when set, worker-health.ts), for running more worker processes (or machines)
  * against one PostgreSQL (DATABASE_URL). Each registers the engines whose scanners it found; the
  * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
