@@ -27,6 +27,7 @@ import { createSecretBox } from '../src/adapters/secrets/secret-box.js';
 import type { DraftFinding } from '../src/domain/findings/finding.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
 import type { EngineRunner } from '../src/use-cases/ports/engine-runs.js';
+import { NO_METRICS } from '../src/use-cases/ports/metrics.js';
 import { startScanWorker } from '../src/workers/scan-worker.js';
 import { DATABASE_URL, withSchema } from './support/database.js';
 import type { LatencyFigures } from './support/latency.js';
@@ -153,6 +154,7 @@ async function benchWorkers(
           leaseMs: 60_000,
           pollMs: 1_000,
           logger,
+          metrics: NO_METRICS,
           parents: sentinelLifecycle(database),
         }),
       ),

@@ -25,6 +25,7 @@ import { transactionHandle } from '../src/adapters/queue/claim-schedules.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { ENGINE_NAMES } from '../src/engines/engine.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
+import { NO_METRICS } from '../src/use-cases/ports/metrics.js';
 import { type CreateScanDeps, createScan } from '../src/use-cases/scans/create-scan.js';
 import { testSecretBox } from '../test/support/secrets.js';
 import { DATABASE_URL, withSchema } from './support/database.js';
@@ -95,6 +96,7 @@ export async function benchCreateScanFloor(
         requireVerifiedTargets: 'off',
         secrets: testSecretBox(),
         clock: { now: () => new Date(NOW) },
+        metrics: NO_METRICS,
       };
       const requests = Array.from({ length: perTenant }, (_, n) =>
         tenants.map((tenantId) => ({ tenantId, target: targetOf(n) })),

@@ -11,6 +11,7 @@ import {
   createWebhookClient,
   type WebhookClient,
 } from '../../src/adapters/webhook-client/send-webhook.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import { startWebhookDispatcher } from '../../src/workers/webhook-dispatcher.js';
 import { readTestTls } from '../../test/support/tls.js';
 
@@ -119,5 +120,6 @@ export function startBenchDispatcher(database: DatabaseHandle, sender: WebhookCl
     retryDelaysMs: [0, 60_000, 120_000, 240_000],
     timeoutMs: TIMEOUT_MS,
     logger: pino({ level: 'silent' }),
+    metrics: NO_METRICS,
   });
 }

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       databaseStatementTimeoutMs: 10000,
       workerHealthPort: null,
       workerEngines: null,
+      metricsToken: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -198,6 +199,9 @@ describe('loadConfig', () => {
     ['DATABASE_STATEMENT_TIMEOUT_MS', '50'],
     ['WORKER_HEALTH_PORT', '65536'],
     ['WORKER_ENGINES', 'nmap,openvas'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'has a space in it, sixteen+'],
   ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -208,6 +212,25 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(name);
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('reads METRICS_PORT, or WORKER_HEALTH_PORT (its older name), and METRICS_TOKEN', () => {
+    expect(loadConfig({ METRICS_PORT: '9464' }).workerHealthPort).toBe(9464);
+    expect(loadConfig({ WORKER_HEALTH_PORT: '9091' }).workerHealthPort).toBe(9091);
+    expect(loadConfig({ METRICS_PORT: '0', WORKER_HEALTH_PORT: '0' }).workerHealthPort).toBe(0);
+    expect(() => loadConfig({ METRICS_PORT: '9464', WORKER_HEALTH_PORT: '9091' })).toThrow(
+      'Invalid configuration: METRICS_PORT and WORKER_HEALTH_PORT (its older name) name different ports (9464, 9091); set only METRICS_PORT',
+    );
+    const token = 'a'.repeat(32);
+    expect(loadConfig({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+    let message = '';
+    try {
+      loadConfig({ METRICS_TOKEN: 'secret value!' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('METRICS_TOKEN');
+    expect(message).not.toContain('secret value');
   });
 
   it('reads ALLOW_PRIVATE_TARGETS as a list of CIDR ranges', () => {

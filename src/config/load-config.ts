@@ -65,8 +65,13 @@ export interface Config {
    * null: every installed one. Worker processes of one engine pool set the pool's engines.
    */
   readonly workerEngines: readonly string[] | null;
-  /** The port of `npm run worker`'s /healthz and /readyz (WORKER_HEALTH_PORT); null: none. */
+  /**
+   * The port of `npm run worker`'s /healthz, /readyz and /metrics (METRICS_PORT, or its older
+   * name WORKER_HEALTH_PORT); null: none.
+   */
   readonly workerHealthPort: number | null;
+  /** METRICS_TOKEN: the bearer token GET /metrics needs; null: the route is public. */
+  readonly metricsToken: string | null;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
   /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER, SCANNER_*_LIMIT). */
@@ -186,6 +191,41 @@ function onOff(env: Env, name: string): boolean {
     throw new ConfigError(name, `must be on or off, got "${raw}"`);
   }
   return raw === 'on';
+}
+
+/**
+ * METRICS_PORT, or WORKER_HEALTH_PORT (its name before metrics were served there); both set to
+ * different values is an error.
+ */
+function metricsPort(env: Env): number | null {
+  const port =
+    read(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const alias =
+    read(env, 'WORKER_HEALTH_PORT') === undefined
+      ? null
+      : integer(env, 'WORKER_HEALTH_PORT', 0, 0, 65535);
+  if (port !== null && alias !== null && port !== alias) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `and WORKER_HEALTH_PORT (its older name) name different ports (${port}, ${alias}); set only METRICS_PORT`,
+    );
+  }
+  return port ?? alias;
+}
+
+/** METRICS_TOKEN: 16 to 512 printable ASCII characters without spaces, or unset. */
+function metricsToken(env: Env): string | null {
+  const raw = read(env, 'METRICS_TOKEN');
+  if (raw === undefined) {
+    return null;
+  }
+  if (!/^[\x21-\x7e]{16,512}$/.test(raw)) {
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      'must be 16 to 512 printable ASCII characters without spaces (openssl rand -hex 32)',
+    );
+  }
+  return raw;
 }
 
 function boolean(env: Env, name: string): boolean {
@@ -475,10 +515,8 @@ export function loadConfig(env: Env): Config {
     workerLeaseMs: integer(env, 'WORKER_LEASE_MS', 30_000, 1_000, 3_600_000),
     workerShutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     workerEngines: workerEngines(env),
-    workerHealthPort:
-      read(env, 'WORKER_HEALTH_PORT') === undefined
-        ? null
-        : integer(env, 'WORKER_HEALTH_PORT', 0, 0, 65535),
+    workerHealthPort: metricsPort(env),
+    metricsToken: metricsToken(env),
     scannerPath: read(env, 'PATH') ?? null,
     scannerSandbox: scannerSandbox(env),
     scannerEgressTable: egressTable(env),

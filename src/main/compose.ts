@@ -58,6 +58,7 @@ import type { Scheduler } from '../workers/scheduler.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
+import { processMetrics } from './metrics.js';
 import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { startProcessScheduler } from './scheduler.js';
@@ -246,6 +247,7 @@ export async function composeApp(
     ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
   });
   const webhookSender = options.webhookSender ?? webhookClient;
+  const metrics = processMetrics(database, config);
   const proofs = createProofReader({
     dnsServers: config.verification.dnsServers,
     timeoutMs: config.verification.timeoutMs,
@@ -259,6 +261,7 @@ export async function composeApp(
     timeoutMs: config.webhookTimeoutMs,
     tenantMaxInFlight: config.webhookTenantMaxInFlight,
     logger,
+    metrics: metrics.recorder,
   });
   const sentinel = sentinelLifecycle(database);
   // Started after the routes; /readyz reads them from then on.
@@ -289,6 +292,8 @@ export async function composeApp(
     webhookSender,
     wakeDispatcher: () => dispatcher.wake(),
     clock: options.clock ?? { now: () => new Date() },
+    metrics: metrics.recorder,
+    metricsRegistry: metrics,
     ids: { uuid: randomUUID },
     randomBytes,
     readiness: processReadiness(database, () => workers),
@@ -320,6 +325,7 @@ export async function composeApp(
     resolver,
     secrets,
     logger,
+    metrics: metrics.recorder,
     parents: sentinel,
     onScanEnded: () => dispatcher.wake(),
   });
@@ -331,6 +337,7 @@ export async function composeApp(
     secrets,
     childScans: sentinel,
     logger,
+    metrics: metrics.recorder,
     workers: workerDirectory,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),

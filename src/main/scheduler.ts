@@ -12,6 +12,7 @@ import { createScheduleClaimer } from '../adapters/queue/claim-schedules.js';
 import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../use-cases/ports/common.js';
+import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver, WorkerDirectory } from '../use-cases/ports/scans.js';
 import type { ScheduleClaimer } from '../use-cases/ports/schedules.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
@@ -33,6 +34,8 @@ export function startProcessScheduler(options: {
   readonly secrets: SecretBox;
   readonly childScans: ChildScanPlanner;
   readonly logger: Logger;
+  /** Counts the scans schedules create (and their quota refusals). */
+  readonly metrics: ServiceMetrics;
   readonly clock?: Clock;
   readonly workers?: WorkerDirectory;
   readonly webhookLookup?: LookupAddresses;
@@ -60,6 +63,7 @@ export function startProcessScheduler(options: {
     requireVerifiedTargets: config.verification.requireVerifiedTargets,
     secrets: options.secrets,
     clock: options.clock ?? { now: () => new Date() },
+    metrics: options.metrics,
     lateAfterMs: config.scheduler.lateAfterMs,
     maxFailures: config.scheduler.maxFailures,
     batchSize: SCHEDULER_BATCH,

@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: scan workers only, no API (only /healthz and /readyz on WORKER_HEALTH_PORT
+ * `npm run worker`: scan workers only, no API (only /healthz, /readyz and /metrics on METRICS_PORT
  * when set, worker-health.ts), for running more worker processes (or machines)
  * against one PostgreSQL (DATABASE_URL). Each registers the engines whose scanners it found; the
  * API's 503 check and GET /api/v1/engines read the registry. SIGTERM stops claiming, lets running
@@ -17,6 +17,7 @@ import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines, resolveSecretBox } from './compose.js';
 import { startEgressRules } from './egress.js';
 import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
+import { processMetrics } from './metrics.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { startProcessScheduler } from './scheduler.js';
 import { startWorkerHealthServer } from './worker-health.js';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   const secrets = await resolveSecretBox(config, logger);
   const runners = realEngineRunners(config, await probeEngines(), sandbox);
+  const metrics = processMetrics(database, config);
   // Worker processes deliver webhooks too, so a deployment of workers alone still notifies.
   const webhookClient = createWebhookClient({
     timeoutMs: config.webhookTimeoutMs,
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     timeoutMs: config.webhookTimeoutMs,
     tenantMaxInFlight: config.webhookTenantMaxInFlight,
     logger,
+    metrics: metrics.recorder,
   });
   const egress = await startEgressRules(config, sandbox, logger);
   await removeLeftoverScanWorkspaces(logger);
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     resolver,
     secrets,
     logger,
+    metrics: metrics.recorder,
     parents,
     onScanEnded: () => dispatcher.wake(),
   });
@@ -66,13 +70,14 @@ async function main(): Promise<void> {
     secrets,
     childScans: parents,
     logger,
+    metrics: metrics.recorder,
   });
   // The loops' timers are unref()'d (an API process or a test that stops them must be free to
   // end), and while the database is away no socket is open either: without this the event loop
   // would empty and the process exit with status 0. It is held until stop().
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   logger.info({ engines: [...runners.keys()], workers: workers.length }, 'Rampart workers running');
-  await startWorkerHealthServer(config, { database, workers, logger });
+  await startWorkerHealthServer(config, { database, workers, logger, metrics });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

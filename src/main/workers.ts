@@ -14,6 +14,7 @@ import { createSentinelRunStore } from '../adapters/queue/sentinel-runs.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
+import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import {
@@ -69,6 +70,7 @@ export async function startWorkers(options: {
   /** Opens the credentials of a scan's options for its scanner. */
   readonly secrets: SecretBox;
   readonly logger: Logger;
+  readonly metrics: ServiceMetrics;
   /** The sentinel lifecycle (one per process); otherwise built over `database`. */
   readonly parents?: SentinelLifecycle;
   /** Called when a scan of these workers ended (wakes the webhook dispatcher). */
@@ -94,6 +96,7 @@ export async function startWorkers(options: {
         // none, a lease is the longest any claim stays unknown (housekeeping reclaims it then).
         claimSettleMs: readTimeoutMs(config.databaseStatementTimeoutMs) || config.workerLeaseMs,
         logger: options.logger,
+        metrics: options.metrics,
         parents,
         ...(options.onScanEnded ? { onScanEnded: options.onScanEnded } : {}),
       }),

@@ -20,6 +20,7 @@ import { setProgress } from '../adapters/queue/renew-leases.js';
 import { emptySummary } from '../domain/findings/summary.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { RunEnding } from '../domain/scans/status-machine.js';
+import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import { type RunScanDeps, runScan, type ScanRunResult } from '../use-cases/scans/run-scan.js';
 import { backoffDelay, pause, STORE_END_BACKOFF } from './backoff.js';
 import type { OutageLog } from './outage-log.js';
@@ -49,6 +50,8 @@ export interface ScanRunContext {
   readonly outage: OutageLog;
   /** Aborted when the worker's shutdown grace is over: an end not stored by then is given up. */
   readonly shutdown: AbortSignal;
+  /** Counts starts (queue wait), stored ends (duration) and findings. */
+  readonly metrics: ServiceMetrics;
 }
 
 /**
@@ -117,6 +120,15 @@ export async function runClaimedScan(
 ): Promise<void> {
   const { parents, log, outage } = context;
   const parentId = scan.parentScanId;
+  const run = { scan, startedAt: performance.now() };
+  // The wait of its first start only: a scan requeued after a lost worker waited for that worker.
+  if (scan.attempts <= 1 && scan.startedAt !== null) {
+    context.metrics.scanStarted(
+      scan.scanType,
+      scan.priority,
+      (scan.startedAt.getTime() - scan.createdAt.getTime()) / 1000,
+    );
+  }
   if (parentId !== null) {
     const began = outage.begin();
     await parents.childStarted(parentId).then(
@@ -140,11 +152,11 @@ export async function runClaimedScan(
       result === null
         ? await storeEnd(
             context,
-            scan.id,
+            run,
             internalError('Internal error while running the scan'),
             NO_RESULTS,
           )
-        : await storeEnd(context, scan.id, result.ending, result, callbacks);
+        : await storeEnd(context, run, result.ending, result, callbacks);
     callbacks.finished(end);
     if (result !== null && end.outcome !== 'unstored') {
       log.info(
@@ -170,6 +182,35 @@ export async function runClaimedScan(
   }
 }
 
+/** A claimed scan and when this worker started running it (performance.now()). */
+interface StartedRun {
+  readonly scan: ScanRecord;
+  readonly startedAt: number;
+}
+
+/**
+ * The metrics of an end that was stored: a scan this worker ended (`finished`) counts as finished
+ * with its run's duration; the findings of a scan cancelled meanwhile (`kept-ended`) were stored
+ * too (its cancel was counted where it happened).
+ */
+function countStoredEnd(
+  metrics: ServiceMetrics,
+  run: StartedRun,
+  outcome: FinishOutcome,
+  ending: RunEnding,
+  results: ScanResults,
+): void {
+  if (outcome === 'lost') {
+    return;
+  }
+  const { scanType, priority } = run.scan;
+  metrics.findingsStored(scanType, results.summary);
+  if (outcome === 'finished' && ending.kind !== 'cancelled') {
+    const seconds = (performance.now() - run.startedAt) / 1000;
+    metrics.scanFinished(scanType, priority, ending.kind, seconds);
+  }
+}
+
 /**
  * Stores a run's end, retrying while the database is away (see the file comment). When storing
  * fails for another reason, the scan is failed with ENGINE_ERROR instead (stored the same way);
@@ -177,12 +218,13 @@ export async function runClaimedScan(
  */
 async function storeEnd(
   context: ScanRunContext,
-  scanId: string,
+  run: StartedRun,
   ending: RunEnding,
   results: ScanResults,
   callbacks: Pick<RunCallbacks, 'next' | 'claimDropped'> | null = null,
 ): Promise<RunEnd> {
-  const stored = await storeWhileUnavailable(context, scanId, ending, results, callbacks);
+  const scanId = run.scan.id;
+  const stored = await storeWhileUnavailable(context, run, ending, results, callbacks);
   if (stored !== 'failed') {
     return stored;
   }
@@ -190,7 +232,7 @@ async function storeEnd(
   if (!isInternal || results.findings.length > 0) {
     const failed = await storeWhileUnavailable(
       context,
-      scanId,
+      run,
       internalError("Internal error while storing the scan's results"),
       NO_RESULTS,
       null,
@@ -209,18 +251,20 @@ async function storeEnd(
  */
 async function storeWhileUnavailable(
   context: ScanRunContext,
-  scanId: string,
+  run: StartedRun,
   ending: RunEnding,
   results: ScanResults,
   callbacks: Pick<RunCallbacks, 'next' | 'claimDropped'> | null,
 ): Promise<RunEnd | 'failed'> {
   const { database, workerId, log, outage, shutdown } = context;
+  const scanId = run.scan.id;
   for (let retry = 0; ; retry += 1) {
     const next = retry === 0 && callbacks !== null ? callbacks.next() : null;
     const began = outage.begin();
     try {
       const end = await finishScan(database, workerId, scanId, ending, results, next);
       outage.succeeded();
+      countStoredEnd(context.metrics, run, end.outcome, ending, results);
       return end;
     } catch (error) {
       if (next !== null) {

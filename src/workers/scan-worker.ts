@@ -45,6 +45,7 @@ import { returnScans } from '../adapters/queue/return-scans.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { PrivateTargetPolicy } from '../domain/targets/private-target-policy.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
+import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import { outageLogOf } from './outage-log.js';
@@ -77,6 +78,8 @@ export interface ScanWorkerOptions {
   readonly logger: Logger;
   /** What a child scan's parent does as the child moves (the sentinel lifecycle). */
   readonly parents: ParentScanHooks;
+  /** Counts scan starts and ends, findings and reclaimed scans. */
+  readonly metrics: ServiceMetrics;
   /** Called after a scan's end was recorded (its events are in the outbox). */
   readonly onScanEnded?: () => void;
   /**
@@ -182,6 +185,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     log,
     outage,
     shutdown: shutdown.signal,
+    metrics: options.metrics,
   };
 
   function execute(scan: ScanRecord): void {
@@ -287,7 +291,11 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     const began = outage.begin();
     try {
       if (outage.reachableForMs() >= options.leaseMs) {
-        const { requeued, failed } = await reclaimLostScans(db);
+        const { requeued, failed, failedScans } = await reclaimLostScans(db);
+        options.metrics.scansReclaimed(requeued, failed);
+        for (const scan of failedScans) {
+          options.metrics.scanFinished(scan.engine, scan.priority, 'failed', null);
+        }
         if (requeued + failed > 0) {
           log.warn({ requeued, failed }, 'reclaimed scans of lost workers');
         }

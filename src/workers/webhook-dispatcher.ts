@@ -23,6 +23,7 @@ import {
 import { fanOutEvents } from '../adapters/queue/fan-out-events.js';
 import { recordAttempt } from '../adapters/queue/record-attempt.js';
 import { deliveryHeaders } from '../domain/webhooks/delivery-headers.js';
+import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { outageLogOf } from './outage-log.js';
 
@@ -50,6 +51,8 @@ export interface WebhookDispatcherOptions {
   readonly concurrency?: number;
   /** Attempts in flight of one tenant, over every process (WEBHOOK_TENANT_MAX_IN_FLIGHT). */
   readonly tenantMaxInFlight?: number;
+  /** Counts attempts, ended deliveries and disabled webhooks. */
+  readonly metrics: ServiceMetrics;
 }
 
 export interface WebhookDispatcher {
@@ -138,9 +141,18 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         body: delivery.body,
       });
       began = outage.begin();
-      const { disabledWebhook } = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
+      const recorded = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
       outage.succeeded();
-      if (disabledWebhook) {
+      const { metrics } = options;
+      metrics.webhookAttempted(delivery.event, outcome.success, outcome.responseTimeMs / 1000);
+      if (recorded.ended !== null) {
+        metrics.webhookDeliveryEnded(delivery.event, recorded.ended);
+      }
+      for (const event of recorded.cancelledEvents) {
+        metrics.webhookDeliveryEnded(event, 'cancelled');
+      }
+      if (recorded.disabledWebhook) {
+        metrics.webhookDisabled();
         log.warn({ webhookId: delivery.webhookId }, 'webhook disabled after consecutive failures');
       }
     })()

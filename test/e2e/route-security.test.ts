@@ -64,6 +64,8 @@ const ROUTES: Record<string, RouteAccess> = {
   'GET /readyz': { auth: 'public' },
   'GET /api/v1/openapi.json': { auth: 'public' },
   'GET /docs': { auth: 'public' },
+  // Public unless METRICS_TOKEN is set (metrics.test.ts checks the token).
+  'GET /metrics': { auth: 'public' },
 
   // Any valid key, whatever its scopes.
   'GET /api/v1/engines': { auth: 'api-key', scope: null, admitted: OK },

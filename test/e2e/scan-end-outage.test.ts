@@ -19,6 +19,7 @@ import {
 import { loadConfig } from '../../src/config/load-config.js';
 import { startWorkers } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import type { ScanWorker } from '../../src/workers/scan-worker.js';
 import { draftFinding, heldEngine } from '../doubles/engines.js';
 import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
@@ -98,6 +99,7 @@ async function setUp(options: { afterRun?: () => void; leaseMs?: number } = {}):
       resolver: { check: async () => ({ ok: true, addresses: [] }) },
       secrets: testSecretBox(),
       logger,
+      metrics: NO_METRICS,
     });
     if (worker === undefined) {
       throw new Error('no worker started');

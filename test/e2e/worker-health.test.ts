@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js';
 import { createProxiedPostgres } from '../support/proxied-postgres.js';
 import { TEST_SECRETS_KEY } from '../support/secrets.js';
 import { teardownAfterAll } from '../support/teardown.js';
@@ -75,6 +76,47 @@ async function stopped(worker: WorkerProcess): Promise<number | null> {
 }
 
 describe('npm run worker with WORKER_HEALTH_PORT', () => {
+  it('serves /metrics on METRICS_PORT, behind METRICS_TOKEN', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-worker-metrics-'));
+    teardown.add(() => rm(dataDir, { recursive: true, force: true }));
+    const token = 'worker-metrics-token-0123456789';
+    // METRICS_PORT is the setting's name; WORKER_HEALTH_PORT (the other tests) its older one.
+    const worker = await startWorkerProcess({
+      DATA_DIR: dataDir,
+      WORKER_HEALTH_PORT: '',
+      METRICS_PORT: '0',
+      METRICS_TOKEN: token,
+    });
+    expect((await fetch(`${worker.url}/metrics`)).status).toBe(401);
+    const scrape = async () => {
+      const response = await fetch(`${worker.url}/metrics`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.status).toBe(200);
+      return parsePrometheusText(await response.text());
+    };
+    const before = await scrape();
+    expect(sampleValue(before, 'rampart_build_info', { node_version: process.version })).toBe(1);
+    // The embedded database has one process: this one reports the queue gauges.
+    expect(sampleValue(before, 'rampart_queue_metrics_reporter')).toBe(1);
+    const live = before.get('rampart_workers_live')?.samples ?? [];
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.every((sample) => sample.value === 1)).toBe(true);
+    expect(sampleValue(before, 'rampart_scans_queued')).toBe(0);
+    expect((await worker.get('/healthz')).status).toBe(200);
+    expect((await worker.get('/no/such/path')).status).toBe(404);
+    const after = await scrape();
+    for (const labels of [
+      { method: 'GET', route: '/healthz', status: '200' },
+      { method: 'GET', route: 'unmatched', status: '404' },
+    ]) {
+      const count = (families: typeof before) =>
+        sampleValue(families, 'rampart_http_request_duration_seconds_count', labels);
+      expect(count(after) - count(before), JSON.stringify(labels)).toBe(1);
+    }
+    expect(await stopped(worker)).toBe(0);
+  }, 60_000);
+
   it('answers /healthz, /readyz and unknown paths as the API does (embedded database)', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rampart-worker-health-'));
     teardown.add(() => rm(dataDir, { recursive: true, force: true }));

@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import { registerWorker } from '../../src/adapters/db/workers.repository.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import { type ScanWorker, startScanWorker } from '../../src/workers/scan-worker.js';
 import type { TestDatabase } from './database.js';
 import { startApp, type TestApp } from './harness.js';
@@ -59,6 +60,7 @@ export function startTestWorker(
     leaseMs: options.leaseMs ?? 30_000,
     pollMs: options.pollMs ?? 60_000,
     logger: pino({ level: 'silent' }),
+    metrics: NO_METRICS,
     parents: sentinelLifecycle(handle),
   });
 }

@@ -22,6 +22,7 @@ import type { ScanRecord } from '../../src/domain/scans/scan.js';
 import { ENGINE_NAMES } from '../../src/engines/engine.js';
 import { startProcessScheduler } from '../../src/main/scheduler.js';
 import { sentinelLifecycle } from '../../src/main/workers.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import type { ScanStore, TargetResolver } from '../../src/use-cases/ports/scans.js';
 import type { ScheduleClaimer } from '../../src/use-cases/ports/schedules.js';
 import { testSecretBox } from './secrets.js';
@@ -86,6 +87,7 @@ const scheduler = startProcessScheduler({
   secrets: testSecretBox(),
   childScans: sentinelLifecycle(database),
   logger: createLogger('warn'),
+  metrics: NO_METRICS,
   clock: { now: () => now },
   workers: { runnableEngines: async () => runnable },
   claimer,

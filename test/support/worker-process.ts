@@ -12,6 +12,7 @@ import { createLogger } from '../../src/adapters/http/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startWorkers } from '../../src/main/workers.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
+import { NO_METRICS } from '../../src/use-cases/ports/metrics.js';
 import { testSecretBox } from './secrets.js';
 
 const env = process.env;
@@ -54,6 +55,7 @@ const workers = await startWorkers({
   resolver: { check: async () => ({ ok: true, addresses: [] }) },
   secrets: testSecretBox(),
   logger: createLogger('warn'),
+  metrics: NO_METRICS,
 });
 process.stdout.write(`ready ${workers[0]?.id}\n`);
 process.once('SIGTERM', () => {

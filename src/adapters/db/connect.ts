@@ -14,6 +14,7 @@ import {
   readTimeoutMs,
 } from './pg-pool.js';
 import { PgliteDialect, withPgliteLock } from './pglite-dialect.js';
+import { createSessionLock, type SessionLock } from './session-lock.js';
 
 /** A statement run as a named prepared statement where the driver supports it (pg does). */
 export interface PreparedQuery {
@@ -42,6 +43,12 @@ export interface DatabaseHandle {
    * within the connect timeout; the embedded database does too, and its DATA_DIR has room.
    */
   health(): Promise<HealthCheck>;
+  /**
+   * Whether this handle holds the session advisory lock `name` now (taking it when free): on
+   * PostgreSQL on a connection of its own (session-lock.ts), so that one process of many does a
+   * job; the embedded database has one process, which always holds it.
+   */
+  holdsLock(name: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -61,6 +68,7 @@ export function connectPostgres(
     dialect: new PostgresDialect({ pool: poolForKysely(pool, readTimeout) }),
   });
   const listener = createPgListener(databaseUrl, options.schema, timeouts);
+  const locks = new Map<string, SessionLock>();
   return {
     db,
     kind: 'postgres',
@@ -78,7 +86,16 @@ export function connectPostgres(
         () => poolQuery(pool, { text: 'select 1' }, readTimeout),
         timeouts.connectTimeoutMs,
       ),
+    holdsLock(name) {
+      let lock = locks.get(name);
+      if (lock === undefined) {
+        lock = createSessionLock(databaseUrl, options.schema, timeouts, name);
+        locks.set(name, lock);
+      }
+      return lock.held();
+    },
     close: async () => {
+      await Promise.all([...locks.values()].map((lock) => lock.close()));
       await listener.close();
       await db.destroy();
     },
@@ -121,6 +138,7 @@ export function connectPglite(
       const unlisten = await withPgliteLock(pglite, () => pglite.listen(channel, onNotify));
       return () => withPgliteLock(pglite, () => unlisten());
     },
+    holdsLock: async () => true,
     async health() {
       const room = dataDir === null ? HEALTHY : await dataDirHasRoom(dataDir);
       if (!room.ok) {

@@ -10,6 +10,7 @@ import type {
 import type { AssetStore, ProofReader } from '../../use-cases/ports/assets.js';
 import type { Clock, IdSource } from '../../use-cases/ports/common.js';
 import type { IssueStore } from '../../use-cases/ports/issues.js';
+import type { ServiceMetrics } from '../../use-cases/ports/metrics.js';
 import type { ScanStore, TargetResolver, WorkerDirectory } from '../../use-cases/ports/scans.js';
 import type { ScheduleStore } from '../../use-cases/ports/schedules.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
@@ -25,6 +26,7 @@ import type { CancelFollowUp } from '../../use-cases/scans/cancel-scan.js';
 import type { ChildScanPlanner } from '../../use-cases/scans/create-scan.js';
 import type { TokenVerifier } from '../auth-tokens/jwt.js';
 import type { HealthCheck } from '../db/database-health.js';
+import type { MetricsRegistry } from '../metrics/service-metrics.js';
 import type { RateLimitStore } from '../rate-limit-store/rate-limit-store.js';
 
 /** One engine as GET /api/v1/engines reports it. */
@@ -74,6 +76,9 @@ export interface AppDeps {
   /** Tells the webhook dispatcher that events may be waiting (after a cancel). */
   wakeDispatcher(): void;
   readonly clock: Clock;
+  /** This process's metrics: the registry GET /metrics renders, and its event recorder. */
+  readonly metrics: ServiceMetrics;
+  readonly metricsRegistry: MetricsRegistry;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
   /**

@@ -18,6 +18,7 @@ import { createApiKeyAuthHook } from './plugins/api-key-auth.js';
 import { createAuthFailureLimiter } from './plugins/auth-failures.js';
 import { createJwtAuthHook } from './plugins/jwt-auth.js';
 import { createTenantTokenBudget } from './plugins/tenant-token-budget.js';
+import { observeRequests } from './request-metrics.js';
 import { registerAdminRoutes } from './routes/admin/index.js';
 import { registerApiKeyRoutes } from './routes/api-keys/index.js';
 import { registerAssetRoutes } from './routes/assets/index.js';
@@ -26,6 +27,7 @@ import { registerIssueRoutes } from './routes/issues/index.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerScheduleRoutes } from './routes/schedules/index.js';
 import { registerHealth } from './routes/system/health.js';
+import { registerMetrics } from './routes/system/metrics.js';
 import { registerOpenApi } from './routes/system/openapi.js';
 import { registerTemplateRoutes } from './routes/templates/index.js';
 import { registerGetUsage } from './routes/usage/get-usage.js';
@@ -83,15 +85,22 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
   }
   await app.register(swagger, OPENAPI_OPTIONS);
 
-  const failures = createAuthFailureLimiter(deps.rateLimits, deps.config.authFailuresPerMinute);
+  const failures = createAuthFailureLimiter(
+    deps.rateLimits,
+    deps.config.authFailuresPerMinute,
+    deps.metrics,
+  );
   app.addHook('onResponse', failures.countFailure);
+  observeRequests(app, deps.metricsRegistry);
   const tokenBudget = createTenantTokenBudget(
     deps.rateLimits,
     deps.config.tenantLimits.tokenRequestsPerMinute,
+    deps.metrics,
   );
 
   registerHealth(app, deps);
   registerOpenApi(app);
+  registerMetrics(app, { metrics: deps.metricsRegistry, metricsToken: deps.config.metricsToken });
   await app.register((apiKeyContext, _opts, done) => {
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures, tokenBudget));
     registerListEngines(apiKeyContext, deps);

@@ -49,6 +49,12 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
           description:
             "A dashboard token: all scopes, no per-key limits; all of a tenant's tokens share TENANT_TOKEN_REQUESTS_PER_MINUTE requests per UTC minute on tenant and key-management routes (X-RateLimit-* headers; 429 RATE_LIMIT_EXCEEDED with Retry-After). Admin routes do not count.",
         },
+        metricsToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'GET /metrics only, and only when METRICS_TOKEN is set (a Rampart extension): the token itself, compared in constant time.',
+        },
       },
     },
     tags: [
@@ -73,7 +79,11 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
         name: 'schedules',
         description: 'Scheduled scans (an extension; scopes schedules:read, schedules:write)',
       },
-      { name: 'system', description: 'Health, readiness and this document (no credentials)' },
+      {
+        name: 'system',
+        description:
+          'Health, readiness, this document (no credentials) and the Prometheus metrics (METRICS_TOKEN when set)',
+      },
       {
         name: 'webhook-events',
         description:

@@ -37,6 +37,7 @@ export function transactionHandle(
     },
     listen: outside,
     health: outside,
+    holdsLock: outside,
     close: outside,
   };
 }

@@ -29,21 +29,41 @@ const RECLAIM_SQL = `with ${moveCtes('requeued', 'requeue', {
     only: ['running'],
     where: ['scans.lease_expires_at < now()', 'scans.attempts >= $1::integer'],
     returns: 'event',
+    extra: ['scans.priority'],
   })}
   select (select count(*) from requeued)::integer as requeued,
     (select count(*) from lost)::integer as failed,
+    (select coalesce(json_agg(json_build_object('engine', scan_type, 'priority', priority)), '[]')
+      from lost) as failed_scans,
     (select pg_notify('${QUEUE_CHANNEL}', '') where exists (select 1 from requeued))
       as notified`;
 
-export async function reclaimLostScans(
-  db: Kysely<Database>,
-): Promise<{ readonly requeued: number; readonly failed: number }> {
-  const result = await db.executeQuery<{ requeued: number; failed: number }>(
+/** An engine and priority of a scan failed WORKER_LOST (for the metrics). */
+export interface LostScan {
+  readonly engine: string;
+  readonly priority: string;
+}
+
+export async function reclaimLostScans(db: Kysely<Database>): Promise<{
+  readonly requeued: number;
+  readonly failed: number;
+  readonly failedScans: readonly LostScan[];
+}> {
+  const result = await db.executeQuery<{
+    requeued: number;
+    failed: number;
+    failed_scans: LostScan[] | string;
+  }>(
     CompiledQuery.raw(RECLAIM_SQL, [
       MAX_ATTEMPTS,
       `The worker running this scan stopped answering (after ${MAX_ATTEMPTS} attempts)`,
     ]),
   );
   const row = result.rows[0];
-  return { requeued: row?.requeued ?? 0, failed: row?.failed ?? 0 };
+  // json arrives parsed from pg, as text from some drivers: both are read.
+  const failedScans =
+    typeof row?.failed_scans === 'string'
+      ? (JSON.parse(row.failed_scans) as LostScan[])
+      : (row?.failed_scans ?? []);
+  return { requeued: row?.requeued ?? 0, failed: row?.failed ?? 0, failedScans };
 }

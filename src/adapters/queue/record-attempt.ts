@@ -19,7 +19,7 @@ export async function recordAttempt(
   delivery: ClaimedDelivery,
   outcome: WebhookSendOutcome,
   retryDelaysMs: readonly number[],
-): Promise<{ readonly disabledWebhook: boolean }> {
+): Promise<AttemptRecorded> {
   return db.transaction().execute(async (trx) => {
     // The webhook may have been deleted (with its deliveries) while the attempt was in flight.
     // No row lock here: locks are taken webhook first, then deliveries (as below), so that two
@@ -30,9 +30,11 @@ export async function recordAttempt(
       .where('id', '=', delivery.id)
       .executeTakeFirst();
     if (exists === undefined) {
-      return { disabledWebhook: false };
+      return { disabledWebhook: false, ended: null, cancelledEvents: [] };
     }
     let disabled = false;
+    let disabledNow = false;
+    let cancelledEvents: string[] = [];
     if (delivery.kind === 'webhook' && delivery.webhookId !== null) {
       const health = await trx
         .updateTable('webhooks')
@@ -48,15 +50,19 @@ export async function recordAttempt(
         .returning(['consecutive_failures', 'is_active'])
         .executeTakeFirst();
       disabled = health !== undefined && !health.is_active;
+      // This attempt's failure was the one that disabled it (later ones in flight find it so).
+      disabledNow = disabled && health?.consecutive_failures === DISABLE_AFTER_FAILURES;
       if (disabled) {
-        await trx
+        const cancelled = await trx
           .updateTable('webhook_deliveries')
           .set({ status: 'cancelled', next_attempt_at: null })
           .where('webhook_id', '=', delivery.webhookId)
           .where('status', '=', 'pending')
           .where('kind', '=', 'webhook')
           .where('id', '<>', delivery.id)
+          .returning('event')
           .execute();
+        cancelledEvents = cancelled.map((row) => row.event);
       }
     }
     const delay =
@@ -70,17 +76,24 @@ export async function recordAttempt(
           : 'pending';
     const next = delay === null ? null : sql<Date>`now() + ${delay} * interval '1 millisecond'`;
     // The lease ends whatever the delivery's state: a delivery cancelled while its attempt was in
-    // flight stayed leased, and so counted against its tenant's cap, until now.
+    // flight stayed leased, and so counted against its tenant's cap, until now. Only a pending
+    // delivery gets this attempt's state (`updated` undefined: it had ended before, and keeps
+    // its state and next_attempt_at).
     const updated = await trx
       .updateTable('webhook_deliveries')
-      .set({
-        status: sql`case when status = 'pending' then ${status} else status end`,
-        next_attempt_at: sql`case when status = 'pending' then (${next})::timestamptz else next_attempt_at end`,
-        leased_until: null,
-      })
+      .set({ status, next_attempt_at: next, leased_until: null })
       .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
       .returning('next_attempt_at')
       .executeTakeFirst();
+    const afterAttempt = await (updated === undefined
+      ? trx
+          .updateTable('webhook_deliveries')
+          .set({ leased_until: null })
+          .where('id', '=', delivery.id)
+          .returning('next_attempt_at')
+          .executeTakeFirst()
+      : Promise.resolve(updated));
     await trx
       .insertInto('webhook_attempts')
       .values({
@@ -94,9 +107,23 @@ export async function recordAttempt(
         success: outcome.success,
         response_time_ms: Math.round(outcome.responseTimeMs),
         error: outcome.error,
-        next_attempt_at: updated?.next_attempt_at ?? null,
+        next_attempt_at: afterAttempt?.next_attempt_at ?? null,
       })
       .execute();
-    return { disabledWebhook: disabled };
+    return {
+      disabledWebhook: disabledNow,
+      ended: updated === undefined || status === 'pending' ? null : status,
+      cancelledEvents,
+    };
   });
+}
+
+/** What recording an attempt did, for the log and the metrics. */
+export interface AttemptRecorded {
+  /** This attempt's failure disabled the webhook (its DISABLE_AFTER_FAILURES-th in a row). */
+  readonly disabledWebhook: boolean;
+  /** The delivery's final state when this attempt gave it one; null: pending, or ended before. */
+  readonly ended: 'delivered' | 'failed' | 'cancelled' | null;
+  /** The events of the other pending deliveries cancelled because the webhook was disabled. */
+  readonly cancelledEvents: readonly string[];
 }

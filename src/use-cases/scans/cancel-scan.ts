@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
+import type { ServiceMetrics } from '../ports/metrics.js';
 import type { ScanStore } from '../ports/scans.js';
 import { type ScanDetailView, toScanDetailView } from './scan-view.js';
 
@@ -14,12 +15,17 @@ export interface CancelFollowUp {
 }
 
 export async function cancelScan(
-  deps: { readonly scans: ScanStore; readonly childScans: CancelFollowUp },
+  deps: {
+    readonly scans: ScanStore;
+    readonly childScans: CancelFollowUp;
+    readonly metrics: Pick<ServiceMetrics, 'scanFinished'>;
+  },
   tenantId: string,
   id: string,
 ): Promise<ScanDetailView> {
   const result = await deps.scans.cancel(tenantId, id);
   if (result.ok) {
+    deps.metrics.scanFinished(result.scan.scanType, result.scan.priority, 'cancelled', null);
     await deps.childScans.cancelled(result.scan);
     return toScanDetailView(result.scan);
   }

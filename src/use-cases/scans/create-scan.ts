@@ -21,6 +21,7 @@ import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
 import { coveringAsset } from '../assets/covering-asset.js';
 import type { AssetRecord, AssetStore } from '../ports/assets.js';
 import type { Clock, IdSource } from '../ports/common.js';
+import type { ServiceMetrics } from '../ports/metrics.js';
 import type {
   NewScan,
   NewSentinelRun,
@@ -75,6 +76,8 @@ export interface CreateScanDeps {
   readonly secrets: SecretBox;
   /** Decides the quota month of a new scan. */
   readonly clock: Clock;
+  /** Counts created scans and quota refusals. */
+  readonly metrics: ServiceMetrics;
 }
 
 const MISSING_SCAN_TYPE = formatErrorMessage('MISSING_REQUIRED_FIELD', { field: 'scanType' });
@@ -279,7 +282,11 @@ export async function createScan(
       ? await deps.scans.insert(parent, period.key)
       : await deps.scans.insertSentinel(parent, children.children, children.run, period.key);
   if (scan === null) {
+    deps.metrics.quotaExceeded();
     throw new ApiError('QUOTA_EXCEEDED', { resetsAt: period.end.toISOString() });
+  }
+  for (const stored of [parent, ...(children?.children ?? [])]) {
+    deps.metrics.scanCreated(stored.scanType, stored.priority);
   }
   return toScanCreatedView(scan, callbackSecret);
 }

@@ -13,6 +13,7 @@ import { deliveryHeaders } from '../../domain/webhooks/delivery-headers.js';
 import { toWebhookId } from '../../domain/webhooks/prefixed-ids.js';
 import { TEST_EVENT } from '../../domain/webhooks/webhook-events.js';
 import type { Clock, IdSource } from '../ports/common.js';
+import type { ServiceMetrics } from '../ports/metrics.js';
 import type { TestLimits, WebhookSender, WebhookStore } from '../ports/webhooks.js';
 
 export async function testWebhook(
@@ -22,6 +23,7 @@ export async function testWebhook(
     readonly ids: IdSource;
     readonly clock: Clock;
     readonly limits: TestLimits;
+    readonly metrics: Pick<ServiceMetrics, 'rateLimited'>;
   },
   tenantId: string,
   id: string | null,
@@ -44,6 +46,7 @@ export async function testWebhook(
   const delivery = { id: deliveryId, body, eventTimestamp: timestamp };
   const begun = await deps.webhooks.beginTest(webhook, delivery, deps.limits);
   if (!begun.started) {
+    deps.metrics.rateLimited('webhook_test');
     const seconds = Math.max(1, Math.ceil(begun.retryAfterMs / 1000));
     throw new ApiError(
       'RATE_LIMIT_EXCEEDED',

@@ -57,6 +57,7 @@ export function createApiKeyAuthHook(
     const decision = await rateLimits.consume(bucket, windows);
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
+      deps.metrics.rateLimited('api_key');
       throw rateLimitExceeded(decision);
     }
     const scope = request.routeOptions.config.scope;

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
 import { maskAddressForLimit, rateLimitExceeded } from '../../../domain/rate-limits/headers.js';
 import { MINUTE, type WindowSpec } from '../../../domain/rate-limits/windows.js';
+import type { ServiceMetrics } from '../../../use-cases/ports/metrics.js';
 import type { RateLimitStore } from '../../rate-limit-store/rate-limit-store.js';
 
 /**
@@ -14,7 +15,11 @@ import type { RateLimitStore } from '../../rate-limit-store/rate-limit-store.js'
  * clients. The price: a blocked address's guesses still cost one key lookup (or one signature
  * check) each before they are refused.
  */
-export function createAuthFailureLimiter(store: RateLimitStore, perMinute: number) {
+export function createAuthFailureLimiter(
+  store: RateLimitStore,
+  perMinute: number,
+  metrics: Pick<ServiceMetrics, 'rateLimited'>,
+) {
   const windows: WindowSpec[] = [{ name: 'minute', seconds: MINUTE, limit: perMinute }];
   const bucketOf = (request: FastifyRequest) => `authfail:${maskAddressForLimit(request.ip)}`;
   return {
@@ -27,7 +32,11 @@ export function createAuthFailureLimiter(store: RateLimitStore, perMinute: numbe
         return error;
       }
       const decision = await store.peek(bucketOf(request), windows);
-      return decision.allowed ? error : rateLimitExceeded(decision);
+      if (decision.allowed) {
+        return error;
+      }
+      metrics.rateLimited('auth_failures');
+      return rateLimitExceeded(decision);
     },
     /** onResponse hook: counts a 401 against its address (synchronous unless it is a 401). */
     countFailure(request: FastifyRequest, reply: FastifyReply, done: () => void): void {

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { rateLimitExceeded } from '../../../domain/rate-limits/headers.js';
 import { MINUTE, type WindowSpec } from '../../../domain/rate-limits/windows.js';
+import type { ServiceMetrics } from '../../../use-cases/ports/metrics.js';
 import type { RateLimitStore } from '../../rate-limit-store/rate-limit-store.js';
 import { setRateLimitHeaders } from './rate-limit-reply.js';
 
@@ -12,7 +13,11 @@ import { setRateLimitHeaders } from './rate-limit-reply.js';
  * all (a 429 consumes nothing), `X-RateLimit-*` on every answer, 429 RATE_LIMIT_EXCEEDED with
  * `Retry-After`. Admin routes are not tenant routes and do not count.
  */
-export function createTenantTokenBudget(store: RateLimitStore, perMinute: number) {
+export function createTenantTokenBudget(
+  store: RateLimitStore,
+  perMinute: number,
+  metrics: Pick<ServiceMetrics, 'rateLimited'>,
+) {
   const windows: WindowSpec[] = [{ name: 'minute', seconds: MINUTE, limit: perMinute }];
   return {
     /** Counts the request against the tenant's budget; throws 429 when it is used up. */
@@ -20,6 +25,7 @@ export function createTenantTokenBudget(store: RateLimitStore, perMinute: number
       const decision = await store.consume(`tenant-token:${tenantId}`, windows);
       setRateLimitHeaders(reply, decision);
       if (!decision.allowed) {
+        metrics.rateLimited('tenant_token');
         throw rateLimitExceeded(decision);
       }
     },

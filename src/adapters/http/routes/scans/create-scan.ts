@@ -66,6 +66,7 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
           requireVerifiedTargets: deps.config.verification.requireVerifiedTargets,
           secrets: deps.secrets,
           clock: deps.clock,
+          metrics: deps.metrics,
         },
         {
           tenantId: caller.tenantId,

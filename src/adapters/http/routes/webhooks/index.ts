@@ -223,6 +223,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
           sender: deps.webhookSender,
           ids: deps.ids,
           clock: deps.clock,
+          metrics: deps.metrics,
           limits: {
             maxConcurrent: deps.config.webhookTestMaxConcurrent,
             // The send's deadline plus the dispatcher's margin for recording an attempt.
