@@ -55,8 +55,7 @@ COPY --chown=root:root bin ./bin
 # switch each scanner to the unprivileged user rampart-scanner (setpriv) and to load that user's
 # nftables egress rules (README, "Worker setup"). Scanners themselves never run as root.
 # SCANNER_SANDBOX=required: refuse to start rather than run scanners unisolated.
-# WORKER_HEALTH_PORT: /healthz and /readyz of the worker listener (becomes METRICS_PORT, which
-# also serves /metrics, when the metrics of issue 25 land).
-ENV SCANNER_SANDBOX=required WORKER_HEALTH_PORT=9464 DATA_DIR=/app/data
+# METRICS_PORT: the worker listener (/healthz, /readyz and /metrics).
+ENV SCANNER_SANDBOX=required METRICS_PORT=9464 DATA_DIR=/app/data
 EXPOSE 9464
 CMD ["node", "dist/main/worker-server.js"]
