@@ -74,7 +74,12 @@ export interface NewSchedule extends ScheduleFields, ScheduleState {
 }
 
 export interface ScheduleStore {
-  insert(schedule: NewSchedule): Promise<ScheduleRecord>;
+  /**
+   * Stores the schedule unless its tenant already has `maxSchedules` (TENANT_MAX_SCHEDULES),
+   * paused ones included: then 'limit-reached'. Concurrent inserts of one tenant are counted one
+   * after the other.
+   */
+  insert(schedule: NewSchedule, maxSchedules: number): Promise<ScheduleRecord | 'limit-reached'>;
   list(tenantId: string, page: Page): Promise<{ schedules: ScheduleRecord[]; total: number }>;
   get(tenantId: string, id: string): Promise<ScheduleRecord | null>;
   /** The newest runs of a schedule, newest first. */

@@ -128,6 +128,7 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): voi
     allowPrivateTargets: deps.config.allowPrivateTargets,
     ids: deps.ids,
     clock: deps.clock,
+    maxSchedules: deps.config.tenantLimits.maxSchedules,
   };
 
   app.post(
@@ -138,13 +139,13 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): voi
       schema: {
         operationId: 'createSchedule',
         summary: 'Create a schedule of scans',
-        description: DESCRIPTION,
+        description: `${DESCRIPTION} At most TENANT_MAX_SCHEDULES schedules per tenant, paused ones included: 409 TENANT_LIMIT_REACHED (after every 400).`,
         tags: ['schedules'],
         security,
         body: CreateScheduleBody,
         response: {
           201: ok(Type.Object({ schedule: ScheduleSchema })),
-          ...errors(...BODY_ERRORS),
+          ...errors(...BODY_ERRORS, 'TENANT_LIMIT_REACHED'),
         },
       },
     },
