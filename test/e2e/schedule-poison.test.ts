@@ -14,6 +14,8 @@ import { instantEngine } from '../doubles/engines.js';
 import { createKey, tokenFor, useTestApp } from '../support/harness.js';
 
 const POISON = '203.0.113.66';
+const BROKEN_NAME = 'broken.example';
+let resolverBroken = false;
 let now = new Date('2026-06-01T12:00:00Z');
 const ctx = useTestApp(
   // The timer never fires during the test: each round is a tick() the test calls.
@@ -26,7 +28,16 @@ const ctx = useTestApp(
   {
     clock: { now: () => now },
     engineRunners: new Map([['nmap', instantEngine()]]),
-    resolver: { check: async () => ({ ok: true as const, addresses: [] }) },
+    // A double of the target check (no DNS here) that can be broken for one name: an unexpected
+    // error that is not the database's, thrown while the claim looks its targets up.
+    resolver: {
+      check: async (target: { value: string }) => {
+        if (resolverBroken && target.value === BROKEN_NAME) {
+          throw new Error('resolver bug');
+        }
+        return { ok: true as const, addresses: [] };
+      },
+    },
   },
 );
 
@@ -198,5 +209,32 @@ describe('a schedule whose scans meet an unexpected database error', () => {
       errors: [{ target: null, code: 'INTERNAL_ERROR' }],
     });
     expect(lonely.consecutiveFailures).toBe(1);
+  });
+
+  it('fails alone when its target check throws unexpectedly while the claim looks targets up', async () => {
+    const othersNext = new Date((await schedule(before)).nextRunAt);
+    now = new Date(othersNext.getTime() + 10 * 60_000);
+    const broken = await create('broken', [BROKEN_NAME]);
+    const fine = await create('fine', ['fine.example', '203.0.113.20']);
+    const due = (await schedule(broken)).nextRunAt as string;
+    resolverBroken = true;
+    try {
+      expect(await tickAt(new Date(new Date(due).getTime() + 1000).toISOString())).toBeGreaterThan(
+        1,
+      );
+    } finally {
+      resolverBroken = false;
+    }
+    const failed = await schedule(broken);
+    expect(failed.lastRuns[0]).toMatchObject({
+      occurrenceAt: due,
+      outcome: 'failed',
+      scanIds: [],
+      errors: [{ target: null, code: 'INTERNAL_ERROR' }],
+    });
+    expect(JSON.stringify(failed.lastRuns)).not.toContain('resolver bug');
+    const created = await schedule(fine);
+    expect(created.lastRuns[0]).toMatchObject({ occurrenceAt: due, outcome: 'created' });
+    expect(created.lastRuns[0].scanIds).toHaveLength(2);
   });
 });

@@ -112,7 +112,10 @@ function* bodiesOf(decided: readonly Decided[]) {
 
 /**
  * Resolves the claim's target names and callback URLs once, before anything is stored, and
- * answers createScan's checks from those results.
+ * answers createScan's checks from those results. An unexpected error (not a refusal) ends the
+ * lookups, in a savepoint so that a failed read leaves the claim's transaction usable: the
+ * checks not made yet are made by createScan itself, and the failed one fails again there, inside
+ * its schedule's savepoint (createOccurrences), so that it fails that schedule alone.
  */
 async function lookUpFirst(
   deps: RunSchedulesDeps,
@@ -121,34 +124,36 @@ async function lookUpFirst(
 ): Promise<Pick<CreateScanDeps, 'resolver' | 'urls'>> {
   const targets = new Map<string, ReturnType<CreateScanDeps['resolver']['check']>>();
   const urls = new Map<string, ReturnType<CreateScanDeps['urls']['check']>>();
-  for (const { schedule, body } of bodiesOf(decided)) {
-    try {
-      const { request } = await checkScanRequest(
-        { templates: claim.templates, allowPrivateTargets: deps.allowPrivateTargets },
-        callerOf(schedule),
-        body,
-      );
-      const resolves =
-        deps.allowPrivateTargets !== true &&
-        !request.target.hostIsAddress &&
-        request.target.host !== null;
-      if (resolves && !targets.has(request.target.value)) {
-        const checked = deps.resolver.check(request.target, deps.allowPrivateTargets);
-        targets.set(request.target.value, checked);
-        await checked;
-      }
-      if (request.callbackUrl !== null && !urls.has(request.callbackUrl)) {
-        const checked = deps.urls.check(request.callbackUrl);
-        urls.set(request.callbackUrl, checked);
-        await checked;
-      }
-    } catch (error) {
-      // A refusal is answered again, and recorded, when the scan is created.
-      if (!(error instanceof ApiError)) {
-        throw error;
+  await claim.isolate(async () => {
+    for (const { schedule, body } of bodiesOf(decided)) {
+      try {
+        const { request } = await checkScanRequest(
+          { templates: claim.templates, allowPrivateTargets: deps.allowPrivateTargets },
+          callerOf(schedule),
+          body,
+        );
+        const resolves =
+          deps.allowPrivateTargets !== true &&
+          !request.target.hostIsAddress &&
+          request.target.host !== null;
+        if (resolves && !targets.has(request.target.value)) {
+          const checked = deps.resolver.check(request.target, deps.allowPrivateTargets);
+          targets.set(request.target.value, checked);
+          await checked;
+        }
+        if (request.callbackUrl !== null && !urls.has(request.callbackUrl)) {
+          const checked = deps.urls.check(request.callbackUrl);
+          urls.set(request.callbackUrl, checked);
+          await checked;
+        }
+      } catch (error) {
+        // A refusal is answered again, and recorded, when the scan is created.
+        if (!(error instanceof ApiError)) {
+          throw error;
+        }
       }
     }
-  }
+  });
   return {
     resolver: {
       check: (target, policy) => targets.get(target.value) ?? deps.resolver.check(target, policy),
