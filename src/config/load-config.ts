@@ -109,6 +109,10 @@ export interface TenantLimits {
   readonly maxWebhooks: number;
   /** Scan templates (TENANT_MAX_TEMPLATES). */
   readonly maxTemplates: number;
+  /** Assets, verified or not (TENANT_MAX_ASSETS). */
+  readonly maxAssets: number;
+  /** Schedules, paused ones included (TENANT_MAX_SCHEDULES). */
+  readonly maxSchedules: number;
   /** Requests per UTC minute of all of a tenant's dashboard JWTs together. */
   readonly tokenRequestsPerMinute: number;
 }
@@ -528,6 +532,8 @@ export function loadConfig(env: Env): Config {
       maxApiKeys: integer(env, 'TENANT_MAX_API_KEYS', 100, 1, 1_000_000),
       maxWebhooks: integer(env, 'TENANT_MAX_WEBHOOKS', 25, 1, 1_000_000),
       maxTemplates: integer(env, 'TENANT_MAX_TEMPLATES', 100, 1, 1_000_000),
+      maxAssets: integer(env, 'TENANT_MAX_ASSETS', 1000, 1, 1_000_000),
+      maxSchedules: integer(env, 'TENANT_MAX_SCHEDULES', 100, 1, 1_000_000),
       tokenRequestsPerMinute: integer(env, 'TENANT_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     }),
     logLevel,

@@ -14,7 +14,7 @@ import type { Config } from '../config/load-config.js';
 import type { Clock } from '../use-cases/ports/common.js';
 import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver, WorkerDirectory } from '../use-cases/ports/scans.js';
-import type { ScheduleClaimer } from '../use-cases/ports/schedules.js';
+import type { ScheduleClaimer, ScheduleRecord } from '../use-cases/ports/schedules.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { ChildScanPlanner } from '../use-cases/scans/create-scan.js';
 import { runDueSchedules } from '../use-cases/schedules/run-due-schedules.js';
@@ -67,6 +67,16 @@ export function startProcessScheduler(options: {
     lateAfterMs: config.scheduler.lateAfterMs,
     maxFailures: config.scheduler.maxFailures,
     batchSize: SCHEDULER_BATCH,
+    reportRunError: (schedule: ScheduleRecord, error: unknown) =>
+      options.logger.error(
+        {
+          err: error,
+          component: 'scheduler',
+          scheduleId: schedule.id,
+          tenantId: schedule.tenantId,
+        },
+        'a schedule run failed unexpectedly: its scans were rolled back, the other schedules of the claim kept theirs',
+      ),
   };
   return startScheduler({
     database: options.database,

@@ -1,8 +1,8 @@
 /**
  * Issue 20, item 4 over real HTTP: the failed-authentication limit judges only failing credentials,
- * a tenant's dashboard tokens share a request budget, and a tenant's keys, webhooks and templates
- * are capped (TENANT_LIMIT_REACHED), also under concurrent creates; a template's `config` is
- * capped like a scan's.
+ * a tenant's dashboard tokens share a request budget, and a tenant's keys, webhooks, templates,
+ * assets and schedules are capped (TENANT_LIMIT_REACHED), also under concurrent creates; a
+ * template's `config` is capped like a scan's.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,8 @@ const LIMITS = {
   TENANT_MAX_API_KEYS: '3',
   TENANT_MAX_WEBHOOKS: '2',
   TENANT_MAX_TEMPLATES: '2',
+  TENANT_MAX_ASSETS: '2',
+  TENANT_MAX_SCHEDULES: '2',
   ALLOW_PRIVATE_WEBHOOKS: 'true',
 };
 const ctx = useTestApp(LIMITS, { webhookLookup: lookup });
@@ -329,6 +331,76 @@ describe('caps on what a tenant holds', () => {
     expect((await template('x', { scanType: 'nessus' })).body.code).toBe('INVALID_SCAN_TYPE');
     const list = await ctx.app.request('/api/v1/templates', { headers: bearer(tenantToken) });
     expect(list.body.data.pagination.total).toBe(2);
+  });
+  it('caps assets, verified or not, also under concurrent creates, after every 400', async () => {
+    const tenantToken = await tokenFor(randomUUID());
+    const asset = (value: string, kind = 'domain') =>
+      ctx.app.request('/api/v1/assets', {
+        method: 'POST',
+        headers: bearer(tenantToken),
+        json: { name: value, kind, value },
+      });
+    const first = await asset('one.example');
+    expect(first.status).toBe(201);
+    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => asset(`r${i}.example`)));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect(racing.find((r) => r.status === 409)?.body).toEqual({
+      success: false,
+      error: 'Tenant limit reached: at most 2 assets',
+      code: 'TENANT_LIMIT_REACHED',
+    });
+    // Bad input is still a 400 first; another tenant has its own cap; deleting one makes room.
+    expect((await asset('not a domain')).body.code).toBe('INVALID_FIELD_VALUE');
+    const other = await ctx.app.request('/api/v1/assets', {
+      method: 'POST',
+      headers: bearer(await tokenFor(randomUUID())),
+      json: { name: 'x', kind: 'domain', value: 'one.example' },
+    });
+    expect(other.status).toBe(201);
+    const list = await ctx.app.request('/api/v1/assets', { headers: bearer(tenantToken) });
+    expect(list.body.data.pagination.total).toBe(2);
+    const deleted = await ctx.app.request(`/api/v1/assets/${first.body.data.asset.id}`, {
+      method: 'DELETE',
+      headers: bearer(tenantToken),
+    });
+    expect(deleted.status).toBe(200);
+    expect((await asset('after-delete.example')).status).toBe(201);
+  });
+
+  it('caps schedules, paused ones included, also under concurrent creates, after every 400', async () => {
+    const tenantToken = await tokenFor(randomUUID());
+    const schedule = (name: string, extra: Record<string, unknown> = {}) =>
+      ctx.app.request('/api/v1/schedules', {
+        method: 'POST',
+        headers: bearer(tenantToken),
+        json: {
+          name,
+          scan: { scanType: 'nmap' },
+          targets: ['203.0.113.9'],
+          intervalSeconds: 3600,
+          ...extra,
+        },
+      });
+    const paused = await schedule('paused', { paused: true });
+    expect(paused.status).toBe(201);
+    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => schedule(`s${i}`)));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect(racing.find((r) => r.status === 409)?.body).toEqual({
+      success: false,
+      error: 'Tenant limit reached: at most 2 schedules',
+      code: 'TENANT_LIMIT_REACHED',
+    });
+    expect((await schedule('bad', { scan: { scanType: 'nessus' } })).body.code).toBe(
+      'INVALID_SCAN_TYPE',
+    );
+    const list = await ctx.app.request('/api/v1/schedules', { headers: bearer(tenantToken) });
+    expect(list.body.data.pagination.total).toBe(2);
+    const deleted = await ctx.app.request(`/api/v1/schedules/${paused.body.data.schedule.id}`, {
+      method: 'DELETE',
+      headers: bearer(tenantToken),
+    });
+    expect(deleted.status).toBe(200);
+    expect((await schedule('after delete')).status).toBe(201);
   });
 });
 

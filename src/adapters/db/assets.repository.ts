@@ -8,6 +8,7 @@ import type {
   VerificationStatus,
 } from '../../use-cases/ports/assets.js';
 import type { AssetRow, Database } from './database.js';
+import { insertUnderTenantCap, LIMIT_REACHED } from './tenant-cap.js';
 
 export function toAsset(row: AssetRow): AssetRecord {
   return {
@@ -33,21 +34,35 @@ export function createAssetStore(db: Kysely<Database>): AssetStore {
   const one = (tenantId: string, id: string) =>
     db.selectFrom('assets').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId);
   return {
-    async insert(asset) {
-      const row = await db
-        .insertInto('assets')
-        .values({
-          id: asset.id,
-          tenant_id: asset.tenantId,
-          name: asset.name,
-          kind: asset.kind,
-          value: asset.value,
-          tags: [...asset.tags],
-          verification_token: asset.verificationToken,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toAsset(row);
+    async insert(asset, maxAssets) {
+      const row = await insertUnderTenantCap(
+        db,
+        asset.tenantId,
+        maxAssets,
+        (trx) =>
+          trx
+            .insertInto('assets')
+            .values({
+              id: asset.id,
+              tenant_id: asset.tenantId,
+              name: asset.name,
+              kind: asset.kind,
+              value: asset.value,
+              tags: [...asset.tags],
+              verification_token: asset.verificationToken,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        async (trx) => {
+          const held = await trx
+            .selectFrom('assets')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('tenant_id', '=', asset.tenantId)
+            .executeTakeFirstOrThrow();
+          return Number(held.n);
+        },
+      );
+      return row === LIMIT_REACHED ? row : toAsset(row);
     },
 
     async list(tenantId, page, filter) {

@@ -8,6 +8,7 @@ import type {
   ScheduleStore,
 } from '../../use-cases/ports/schedules.js';
 import type { Database, ScheduleRow, ScheduleRunsTable } from './database.js';
+import { insertUnderTenantCap, LIMIT_REACHED } from './tenant-cap.js';
 
 const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
@@ -80,13 +81,27 @@ function columns(schedule: Omit<NewSchedule, 'id' | 'tenantId'>) {
 
 export function createScheduleStore(db: Kysely<Database>): ScheduleStore {
   return {
-    async insert(schedule) {
-      const row = await db
-        .insertInto('schedules')
-        .values({ id: schedule.id, tenant_id: schedule.tenantId, ...columns(schedule) })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toScheduleRecord(row);
+    async insert(schedule, maxSchedules) {
+      const row = await insertUnderTenantCap(
+        db,
+        schedule.tenantId,
+        maxSchedules,
+        (trx) =>
+          trx
+            .insertInto('schedules')
+            .values({ id: schedule.id, tenant_id: schedule.tenantId, ...columns(schedule) })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        async (trx) => {
+          const held = await trx
+            .selectFrom('schedules')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('tenant_id', '=', schedule.tenantId)
+            .executeTakeFirstOrThrow();
+          return Number(held.n);
+        },
+      );
+      return row === LIMIT_REACHED ? row : toScheduleRecord(row);
     },
 
     async list(tenantId, page) {

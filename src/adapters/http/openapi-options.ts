@@ -30,7 +30,7 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
       title: 'Rampart security scanning API',
       version: '1.0.0',
       description:
-        'Multi-tenant security scanning service. Programmatic calls send X-API-Key; key management and admin calls send a JWT bearer token. Every error answers { success: false, error, code }. Limits (Rampart extensions): a tenant holds at most TENANT_MAX_API_KEYS keys, TENANT_MAX_WEBHOOKS webhooks and TENANT_MAX_TEMPLATES templates (409 TENANT_LIMIT_REACHED); list pages run from 1 to 10000 (INVALID_PAGE).',
+        'Multi-tenant security scanning service. Programmatic calls send X-API-Key; key management and admin calls send a JWT bearer token. Every error answers { success: false, error, code }. Limits (Rampart extensions): a tenant holds at most TENANT_MAX_API_KEYS keys, TENANT_MAX_WEBHOOKS webhooks, TENANT_MAX_TEMPLATES templates, TENANT_MAX_ASSETS assets and TENANT_MAX_SCHEDULES schedules (409 TENANT_LIMIT_REACHED); list pages run from 1 to 10000 (INVALID_PAGE).',
     },
     webhooks: WEBHOOK_EVENTS_DOC as Webhooks,
     components: {

@@ -14,6 +14,7 @@ import type {
 import { createAssetStore } from '../db/assets.repository.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { Database, ScheduleRow } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { createScanStore } from '../db/scans.repository.js';
 import { toScheduleRecord } from '../db/schedules.repository.js';
 import { createTemplateStore } from '../db/templates.repository.js';
@@ -132,6 +133,22 @@ export function createScheduleClaimer(database: DatabaseHandle): ScheduleClaimer
                 next_run_at timestamptz, paused boolean, paused_reason text,
                 consecutive_failures integer)
               where s.id = v.id`.execute(trx);
+          },
+          async isolate(isolated) {
+            // One name is enough: savepoints are taken one after the other, never nested.
+            await sql`savepoint schedule_work`.execute(trx);
+            let value: Awaited<ReturnType<typeof isolated>>;
+            try {
+              value = await isolated();
+            } catch (error) {
+              await sql`rollback to savepoint schedule_work`.execute(trx);
+              if (isDatabaseUnavailable(error)) {
+                throw error;
+              }
+              return { ok: false, error };
+            }
+            await sql`release savepoint schedule_work`.execute(trx);
+            return { ok: true, value };
           },
         };
         await work(claim);

@@ -54,7 +54,13 @@ export interface AssetBody {
 }
 
 export async function createAsset(
-  deps: { readonly assets: AssetStore; readonly ids: IdSource; readonly randomBytes: RandomBytes },
+  deps: {
+    readonly assets: AssetStore;
+    readonly ids: IdSource;
+    readonly randomBytes: RandomBytes;
+    /** TENANT_MAX_ASSETS: assets one tenant may have. */
+    readonly maxAssets: number;
+  },
   tenantId: string,
   body: AssetBody,
 ) {
@@ -62,15 +68,21 @@ export async function createAsset(
   if (!parsed.ok) {
     throw new ApiError('INVALID_FIELD_VALUE', { field: 'value', reason: parsed.reason });
   }
-  const created = await deps.assets.insert({
-    id: deps.ids.uuid(),
-    tenantId,
-    name: body.name,
-    kind: body.kind,
-    value: body.value,
-    tags: [...new Set(body.tags ?? [])],
-    verificationToken: tokenFrom(deps.randomBytes),
-  });
+  const created = await deps.assets.insert(
+    {
+      id: deps.ids.uuid(),
+      tenantId,
+      name: body.name,
+      kind: body.kind,
+      value: body.value,
+      tags: [...new Set(body.tags ?? [])],
+      verificationToken: tokenFrom(deps.randomBytes),
+    },
+    deps.maxAssets,
+  );
+  if (created === 'limit-reached') {
+    throw new ApiError('TENANT_LIMIT_REACHED', { limit: deps.maxAssets, resource: 'assets' });
+  }
   return { asset: toAssetView(created) };
 }
 

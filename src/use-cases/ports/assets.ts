@@ -53,7 +53,11 @@ export interface VerificationOutcome {
 }
 
 export interface AssetStore {
-  insert(asset: NewAsset): Promise<AssetRecord>;
+  /**
+   * Stores the asset unless its tenant already has `maxAssets` (TENANT_MAX_ASSETS): then
+   * 'limit-reached'. Concurrent inserts of one tenant are counted one after the other.
+   */
+  insert(asset: NewAsset, maxAssets: number): Promise<AssetRecord | 'limit-reached'>;
   list(
     tenantId: string,
     page: Page,

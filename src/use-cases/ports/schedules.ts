@@ -27,7 +27,10 @@ export interface ScheduleFields {
 
 /** A scan of an occurrence that was not created, and why. */
 export interface ScheduleRunError {
-  /** The scan target; null when there was none to scan (an asset gone, a tag on no asset). */
+  /**
+   * The scan target; null when there was none to scan (an asset gone, a tag on no asset), or when
+   * the run's scans met an unexpected error (INTERNAL_ERROR: none of them was kept).
+   */
   readonly target: string | null;
   /** The asset the scan was for (schedules over assets). */
   readonly assetId?: string;
@@ -74,7 +77,12 @@ export interface NewSchedule extends ScheduleFields, ScheduleState {
 }
 
 export interface ScheduleStore {
-  insert(schedule: NewSchedule): Promise<ScheduleRecord>;
+  /**
+   * Stores the schedule unless its tenant already has `maxSchedules` (TENANT_MAX_SCHEDULES),
+   * paused ones included: then 'limit-reached'. Concurrent inserts of one tenant are counted one
+   * after the other.
+   */
+  insert(schedule: NewSchedule, maxSchedules: number): Promise<ScheduleRecord | 'limit-reached'>;
   list(tenantId: string, page: Page): Promise<{ schedules: ScheduleRecord[]; total: number }>;
   get(tenantId: string, id: string): Promise<ScheduleRecord | null>;
   /** The newest runs of a schedule, newest first. */
@@ -106,6 +114,18 @@ export interface ScheduleClaim {
   /** Records what occurrences made (reserved first, or skipped ones). */
   record(runs: readonly { scheduleId: string; run: ScheduleRun }[]): Promise<void>;
   advance(states: readonly { scheduleId: string; state: ScheduleState }[]): Promise<void>;
+  /**
+   * Runs `work` in a savepoint of the claim's transaction. When it throws, what it wrote is
+   * rolled back while the rest of the claim stays, and the answer carries the error. Thrown
+   * instead (the whole claim then rolls back, to be claimed again, and no schedule is blamed):
+   * the database being unavailable, and a failure of the savepoint statements themselves.
+   * `work` must have no statement still in flight when it settles.
+   */
+  isolate<T>(
+    work: () => Promise<T>,
+  ): Promise<
+    { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
+  >;
 }
 
 export interface ScheduleClaimer {

@@ -15,6 +15,8 @@ export interface ScheduleDeps
   readonly schedules: ScheduleStore;
   readonly ids: IdSource;
   readonly clock: Clock;
+  /** TENANT_MAX_SCHEDULES: schedules one tenant may have. */
+  readonly maxSchedules: number;
 }
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
@@ -62,16 +64,25 @@ async function view(schedules: ScheduleStore, schedule: ScheduleRecord) {
 export async function createSchedule(deps: ScheduleDeps, caller: ScanCaller, body: unknown) {
   const now = deps.clock.now();
   const fields = await scheduleFieldsFrom(deps, caller, body, null, now);
-  const created = await deps.schedules.insert({
-    ...fields,
-    id: deps.ids.uuid(),
-    tenantId: caller.tenantId,
-    apiKeyId: caller.apiKeyId,
-    allowedScanTypes: caller.allowedScanTypes,
-    nextRunAt: nextOccurrence(fields.recurrence, now),
-    pausedReason: null,
-    consecutiveFailures: 0,
-  });
+  const created = await deps.schedules.insert(
+    {
+      ...fields,
+      id: deps.ids.uuid(),
+      tenantId: caller.tenantId,
+      apiKeyId: caller.apiKeyId,
+      allowedScanTypes: caller.allowedScanTypes,
+      nextRunAt: nextOccurrence(fields.recurrence, now),
+      pausedReason: null,
+      consecutiveFailures: 0,
+    },
+    deps.maxSchedules,
+  );
+  if (created === 'limit-reached') {
+    throw new ApiError('TENANT_LIMIT_REACHED', {
+      limit: deps.maxSchedules,
+      resource: 'schedules',
+    });
+  }
   return { schedule: toScheduleView(created, []) };
 }
 

@@ -98,15 +98,16 @@ export function registerAssetRoutes(app: FastifyInstance, deps: AppDeps): void {
         operationId: 'createAsset',
         summary: 'Register an asset (a Rampart extension)',
         description:
-          'The answer holds the verification token and where to publish it (README, "Assets").',
+          'The answer holds the verification token and where to publish it (README, "Assets"). At most TENANT_MAX_ASSETS assets per tenant: 409 TENANT_LIMIT_REACHED (after every 400).',
         tags: ['assets'],
         security,
         body: CreateAssetBody,
-        response: { 201: ok(ONE), ...errors(...BODY_CODES) },
+        response: { 201: ok(ONE), ...errors(...BODY_CODES, 'TENANT_LIMIT_REACHED') },
       },
     },
     async (request, reply) => {
-      const data = await createAsset(deps, tenantCaller(request).tenantId, {
+      const assetDeps = { ...deps, maxAssets: deps.config.tenantLimits.maxAssets };
+      const data = await createAsset(assetDeps, tenantCaller(request).tenantId, {
         ...request.body,
         kind: request.body.kind as Parameters<typeof createAsset>[2]['kind'],
       });

@@ -118,7 +118,7 @@ function scanCaller(request: FastifyRequest): ScanCaller {
 }
 
 const DESCRIPTION =
-  'A Rampart extension. At each occurrence of its cron expression (read in timeZone) or interval, a schedule creates one scan per target (or per asset of assetIds, or per asset carrying assetTag at that moment, each scan linked to its asset), as POST /api/v1/scans would (scan body or templateId; quota and per-tenant fairness apply); occurrences missed while no scheduler ran are skipped or run once (missedRunPolicy). A schedule whose runs create no scan SCHEDULE_MAX_FAILURES times in a row (quota, validation, no worker) is paused with pausedReason. Scans run with the rights of the key that last wrote the schedule.';
+  'A Rampart extension. At each occurrence of its cron expression (read in timeZone) or interval, a schedule creates one scan per target (or per asset of assetIds, or per asset carrying assetTag at that moment, each scan linked to its asset), as POST /api/v1/scans would (scan body or templateId; quota and per-tenant fairness apply); occurrences missed while no scheduler ran are skipped or run once (missedRunPolicy). A schedule whose runs create no scan SCHEDULE_MAX_FAILURES times in a row (quota, validation, no worker, or an unexpected error recorded as INTERNAL_ERROR, which rolls back only the scans of that schedule) is paused with pausedReason. Scans run with the rights of the key that last wrote the schedule, but the schedule belongs to the tenant: revoking, suspending or expiring that key does not stop it (pause or delete it).';
 
 export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): void {
   const scheduleDeps: ScheduleDeps = {
@@ -128,6 +128,7 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): voi
     allowPrivateTargets: deps.config.allowPrivateTargets,
     ids: deps.ids,
     clock: deps.clock,
+    maxSchedules: deps.config.tenantLimits.maxSchedules,
   };
 
   app.post(
@@ -138,13 +139,13 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: AppDeps): voi
       schema: {
         operationId: 'createSchedule',
         summary: 'Create a schedule of scans',
-        description: DESCRIPTION,
+        description: `${DESCRIPTION} At most TENANT_MAX_SCHEDULES schedules per tenant, paused ones included: 409 TENANT_LIMIT_REACHED (after every 400).`,
         tags: ['schedules'],
         security,
         body: CreateScheduleBody,
         response: {
           201: ok(Type.Object({ schedule: ScheduleSchema })),
-          ...errors(...BODY_ERRORS),
+          ...errors(...BODY_ERRORS, 'TENANT_LIMIT_REACHED'),
         },
       },
     },
