@@ -1,7 +1,7 @@
 /**
  * Imports point inward: domain/ and engines/ stay pure (no I/O modules, no adapters), use-cases/
  * reach the outside world only through ports. A scan's status has one writer, and sentinel's
- * lifecycle one home.
+ * lifecycle one home. The typed client (client/) imports nothing of the service.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +50,19 @@ describe('architecture', () => {
       }
     });
   }
+
+  it('client/ imports only itself and openapi-fetch (no service code, no Node module)', () => {
+    const files = sourceFiles(join(ROOT, 'client'));
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) {
+      for (const spec of importsOf(file)) {
+        expect(
+          /^\.\/[a-z-]+\.js$/.test(spec) || spec === 'openapi-fetch',
+          `${file} imports ${spec}`,
+        ).toBe(true);
+      }
+    }
+  });
 
   it('only config/ reads process.env', () => {
     for (const file of sourceFiles(ROOT)) {
@@ -102,6 +115,8 @@ describe('architecture', () => {
       /^adapters\/http\//,
       // The schema: sentinel_runs and the migration that made it.
       /^adapters\/db\/migrations\//,
+      // The typed client's types, generated from the OpenAPI document (which names every engine).
+      /^client\/schema\.ts$/,
     ];
     const referring = sourceFiles(ROOT)
       .map(relative)
