@@ -4,13 +4,14 @@
 # Not built on the machines this repository is developed on (no container engine there);
 # test/deploy-files.test.ts checks this file against the code instead.
 
-# --- build: compiles the TypeScript (npm run build: tsc -p tsconfig.build.json into dist/), then
+# --- build: compiles the TypeScript (npm run build: tsc -p tsconfig.build.json into dist/, and
+# tsconfig.client.json for the typed client's declarations), then
 # drops the dev dependencies so that the runtime stages copy production node_modules only.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.client.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
