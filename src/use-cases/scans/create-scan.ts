@@ -30,8 +30,8 @@ import type {
   WorkerDirectory,
 } from '../ports/scans.js';
 import type { SecretBox } from '../ports/secrets.js';
-import type { ScanTracing } from '../ports/tracing.js';
 import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
+import type { ScanTracing } from '../ports/tracing.js';
 import type { WebhookUrlChecker } from '../ports/webhooks.js';
 import { configToStore, optionsToStore } from '../secrets/option-secrets.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
