@@ -142,6 +142,26 @@ describe('traces on', () => {
     expect(detail.text).not.toContain(traceId);
   });
 
+  it('leaves probes and scrapes out: /healthz, /readyz and /metrics get no span', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await app.request(path)).status).toBe(200);
+    }
+    // A traced request after them: once its span is exported, theirs would have been too.
+    expect((await app.request('/api/v1/engines', { headers: { 'x-api-key': key } })).status).toBe(
+      200,
+    );
+    await until(
+      async () => spans().filter((span) => span.attributes['url.path'] === '/api/v1/engines'),
+      (found) => found.length > 0,
+      10_000,
+      20,
+    );
+    const paths = spans().map((span) => span.attributes['url.path']);
+    expect(paths).not.toContain('/healthz');
+    expect(paths).not.toContain('/readyz');
+    expect(paths).not.toContain('/metrics');
+  });
+
   it("continues the caller's trace when the POST carries a traceparent", async () => {
     const callerTrace = randomUUID().replaceAll('-', '');
     const response = await app.request('/api/v1/scans', {
