@@ -26,6 +26,7 @@ import { loadConfig } from '../src/config/load-config.js';
 import { ENGINE_NAMES } from '../src/engines/engine.js';
 import { sentinelLifecycle } from '../src/main/workers.js';
 import { NO_METRICS } from '../src/use-cases/ports/metrics.js';
+import { NO_TRACING } from '../src/use-cases/ports/tracing.js';
 import { type CreateScanDeps, createScan } from '../src/use-cases/scans/create-scan.js';
 import { testSecretBox } from '../test/support/secrets.js';
 import { DATABASE_URL, withSchema } from './support/database.js';
@@ -97,6 +98,7 @@ export async function benchCreateScanFloor(
         secrets: testSecretBox(),
         clock: { now: () => new Date(NOW) },
         metrics: NO_METRICS,
+        tracing: NO_TRACING,
       };
       const requests = Array.from({ length: perTenant }, (_, n) =>
         tenants.map((tenantId) => ({ tenantId, target: targetOf(n) })),

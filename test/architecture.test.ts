@@ -133,4 +133,14 @@ describe('architecture', () => {
     expect(referring.length).toBeGreaterThan(3);
     expect(referring.filter((file) => !allowed.some((rule) => rule.test(file)))).toEqual([]);
   });
+
+  it('imports OpenTelemetry in adapters/tracing/ only (use cases and workers use the port)', () => {
+    const importing = sourceFiles(ROOT)
+      .filter((file) =>
+        importsOf(file).some((spec) => /^@opentelemetry\/|^@fastify\/otel/.test(spec)),
+      )
+      .map(relative);
+    expect(importing.length).toBeGreaterThan(0);
+    expect(importing.filter((file) => !file.startsWith('adapters/tracing/'))).toEqual([]);
+  });
 });

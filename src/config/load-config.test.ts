@@ -215,6 +215,8 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'has a space in it, sixteen+'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://collector:4317'],
   ])('refuses %s=%s with a one-line message naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -244,6 +246,21 @@ describe('loadConfig', () => {
     }
     expect(message).toContain('METRICS_TOKEN');
     expect(message).not.toContain('secret value');
+  });
+
+  it('turns traces on with OTEL_EXPORTER_OTLP_ENDPOINT and names the service OTEL_SERVICE_NAME', () => {
+    expect(loadConfig({}).tracing).toEqual({ enabled: false, serviceName: null });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
+      enabled: true,
+      serviceName: null,
+    });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example.com',
+        OTEL_SERVICE_NAME: 'rampart-eu',
+      }).tracing,
+    ).toEqual({ enabled: true, serviceName: 'rampart-eu' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).tracing.enabled).toBe(false);
   });
 
   it('reads ALLOW_PRIVATE_TARGETS as a list of CIDR ranges', () => {

@@ -72,6 +72,8 @@ export interface Config {
   readonly workerHealthPort: number | null;
   /** METRICS_TOKEN: the bearer token GET /metrics needs; null: the route is public. */
   readonly metricsToken: string | null;
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); see tracing(). */
+  readonly tracing: TracingConfig;
   /** The PATH scanners are looked up on and run with (the only variable of the service's own environment they see, besides locale and TZ). */
   readonly scannerPath: string | null;
   /** How scanner processes are isolated (SCANNER_SANDBOX, SCANNER_USER, SCANNER_*_LIMIT). */
@@ -215,6 +217,35 @@ function metricsPort(env: Env): number | null {
     );
   }
   return port ?? alias;
+}
+
+/**
+ * Traces are on when OTEL_EXPORTER_OTLP_ENDPOINT is set (an http or https URL); the OTel SDK reads
+ * it and the rest of the standard OTEL_* variables itself. `serviceName` is OTEL_SERVICE_NAME, or
+ * null for the process's own (`rampart-api`, `rampart-worker`).
+ */
+export interface TracingConfig {
+  readonly enabled: boolean;
+  readonly serviceName: string | null;
+}
+
+function tracing(env: Env): TracingConfig {
+  const endpoint = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint !== undefined) {
+    let protocol: string | null = null;
+    try {
+      protocol = new URL(endpoint).protocol;
+    } catch {
+      protocol = null;
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      throw new ConfigError(
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'must be an http or https URL (the OTLP collector)',
+      );
+    }
+  }
+  return { enabled: endpoint !== undefined, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? null };
 }
 
 /** METRICS_TOKEN: 16 to 512 printable ASCII characters without spaces, or unset. */
@@ -521,6 +552,7 @@ export function loadConfig(env: Env): Config {
     workerEngines: workerEngines(env),
     workerHealthPort: metricsPort(env),
     metricsToken: metricsToken(env),
+    tracing: Object.freeze(tracing(env)),
     scannerPath: read(env, 'PATH') ?? null,
     scannerSandbox: scannerSandbox(env),
     scannerEgressTable: egressTable(env),

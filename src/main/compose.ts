@@ -41,6 +41,7 @@ import type { RateLimitStore } from '../adapters/rate-limit-store/rate-limit-sto
 import { createRedisRateLimitStore } from '../adapters/rate-limit-store/redis-store.js';
 import { createSecretBox } from '../adapters/secrets/secret-box.js';
 import { loadOrCreateSecretsKey } from '../adapters/secrets/secrets-key-file.js';
+import type { ProcessTracing } from '../adapters/tracing/start-tracing.js';
 import { createProofReader } from '../adapters/verification/proof-reader.js';
 import { checkWebhookUrl } from '../adapters/webhook-client/check-webhook-url.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
@@ -62,6 +63,7 @@ import { processMetrics } from './metrics.js';
 import { processReadiness } from './readiness.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { startProcessScheduler } from './scheduler.js';
+import { processTracing } from './tracing.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 export interface ComposeOptions {
@@ -89,6 +91,8 @@ export interface ComposeOptions {
   webhookSender?: WebhookSender;
   /** The clock of quota months and usage periods (tests move it across a month boundary). */
   clock?: Clock;
+  /** This process's tracing (tests: an in-memory exporter); otherwise from the configuration. */
+  tracing?: ProcessTracing;
 }
 
 export interface ComposedApp {
@@ -218,6 +222,8 @@ export async function composeApp(
   options: ComposeOptions = {},
 ): Promise<ComposedApp> {
   const logger = createLogger(config.logLevel, options.logDestination);
+  // First, so the SDK is up before anything that could start a span.
+  const tracing = options.tracing ?? (await processTracing(config, 'rampart-api'));
   // Decided before anything is opened: SCANNER_SANDBOX=required stops a start that cannot comply.
   const sandbox =
     options.engineRunners === undefined && config.workers > 0
@@ -294,6 +300,8 @@ export async function composeApp(
     clock: options.clock ?? { now: () => new Date() },
     metrics: metrics.recorder,
     metricsRegistry: metrics,
+    tracing: tracing.scans,
+    httpTracing: tracing.httpPlugin,
     ids: { uuid: randomUUID },
     randomBytes,
     readiness: processReadiness(database, () => workers),
@@ -326,6 +334,7 @@ export async function composeApp(
     secrets,
     logger,
     metrics: metrics.recorder,
+    tracing: tracing.scans,
     parents: sentinel,
     onScanEnded: () => dispatcher.wake(),
   });
@@ -366,6 +375,9 @@ export async function composeApp(
       }
       if (!options.database) {
         await database.close();
+      }
+      if (!options.tracing) {
+        await tracing.shutdown();
       }
     },
   };

@@ -16,6 +16,7 @@ import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver, WorkerDirectory } from '../use-cases/ports/scans.js';
 import type { ScheduleClaimer, ScheduleRecord } from '../use-cases/ports/schedules.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
+import { NO_TRACING } from '../use-cases/ports/tracing.js';
 import type { ChildScanPlanner } from '../use-cases/scans/create-scan.js';
 import { runDueSchedules } from '../use-cases/schedules/run-due-schedules.js';
 import { type Scheduler, startScheduler } from '../workers/scheduler.js';
@@ -64,6 +65,8 @@ export function startProcessScheduler(options: {
     secrets: options.secrets,
     clock: options.clock ?? { now: () => new Date() },
     metrics: options.metrics,
+    // A scheduled scan has no request to continue: its run starts a trace of its own.
+    tracing: NO_TRACING,
     lateAfterMs: config.scheduler.lateAfterMs,
     maxFailures: config.scheduler.maxFailures,
     batchSize: SCHEDULER_BATCH,

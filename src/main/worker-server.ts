@@ -20,12 +20,14 @@ import { removeLeftoverScanWorkspaces } from './leftover-workspaces.js';
 import { processMetrics } from './metrics.js';
 import { scannerSandbox } from './scanner-sandbox.js';
 import { startProcessScheduler } from './scheduler.js';
+import { processTracing } from './tracing.js';
 import { startWorkerHealthServer } from './worker-health.js';
 import { realEngineRunners, sentinelLifecycle, startWorkers } from './workers.js';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const logger = createLogger(config.logLevel);
+  const tracing = await processTracing(config, 'rampart-worker');
   const sandbox = await scannerSandbox(config, logger);
   const database = await openDatabase(config);
   const secrets = await resolveSecretBox(config, logger);
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
     secrets,
     logger,
     metrics: metrics.recorder,
+    tracing: tracing.scans,
     parents,
     onScanEnded: () => dispatcher.wake(),
   });
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
       .then(() => dispatcher.stop())
       .then(() => webhookClient.close())
       .then(() => database.close())
+      .then(() => tracing.shutdown())
       .finally(() => clearInterval(keepAlive))
       .then(
         () => process.exit(0),

@@ -17,6 +17,7 @@ import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
+import type { ScanTracing } from '../use-cases/ports/tracing.js';
 import {
   createSentinelLifecycle,
   type SentinelLifecycle,
@@ -71,6 +72,8 @@ export async function startWorkers(options: {
   readonly secrets: SecretBox;
   readonly logger: Logger;
   readonly metrics: ServiceMetrics;
+  /** This process's scan tracing (no-op when tracing is off). */
+  readonly tracing?: ScanTracing;
   /** The sentinel lifecycle (one per process); otherwise built over `database`. */
   readonly parents?: SentinelLifecycle;
   /** Called when a scan of these workers ended (wakes the webhook dispatcher). */
@@ -97,6 +100,7 @@ export async function startWorkers(options: {
         claimSettleMs: readTimeoutMs(config.databaseStatementTimeoutMs) || config.workerLeaseMs,
         logger: options.logger,
         metrics: options.metrics,
+        ...(options.tracing ? { tracing: options.tracing } : {}),
         parents,
         ...(options.onScanEnded ? { onScanEnded: options.onScanEnded } : {}),
       }),

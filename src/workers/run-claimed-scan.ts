@@ -21,6 +21,7 @@ import { emptySummary } from '../domain/findings/summary.js';
 import type { ScanRecord } from '../domain/scans/scan.js';
 import type { RunEnding } from '../domain/scans/status-machine.js';
 import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
+import type { ScanTracing } from '../use-cases/ports/tracing.js';
 import { type RunScanDeps, runScan, type ScanRunResult } from '../use-cases/scans/run-scan.js';
 import { backoffDelay, pause, STORE_END_BACKOFF } from './backoff.js';
 import type { OutageLog } from './outage-log.js';
@@ -52,6 +53,8 @@ export interface ScanRunContext {
   readonly shutdown: AbortSignal;
   /** Counts starts (queue wait), stored ends (duration) and findings. */
   readonly metrics: ServiceMetrics;
+  /** The `scan.run` span of each run, continuing the trace stored with the scan. */
+  readonly tracing: ScanTracing;
 }
 
 /**
@@ -109,10 +112,25 @@ function progressWriter(context: ScanRunContext, scan: ScanRecord): (percent: nu
 }
 
 /**
- * Runs `scan` and records its end (see the file comment). A run aborted for shutdown or a lost
- * lease records nothing (the scan goes back to the queue, or is another worker's now).
+ * Runs `scan` and records its end (see the file comment), in a `scan.run` span whose parent is
+ * the trace context stored with the scan (the request that created it). A run aborted for
+ * shutdown or a lost lease records nothing (the scan goes back to the queue, or is another
+ * worker's now).
  */
-export async function runClaimedScan(
+export function runClaimedScan(
+  context: ScanRunContext,
+  scan: ScanRecord,
+  signal: AbortSignal,
+  callbacks: RunCallbacks,
+): Promise<void> {
+  return context.tracing.runScan(
+    scan.traceContext,
+    { scanId: scan.id, engine: scan.scanType, priority: scan.priority },
+    () => runAndRecord(context, scan, signal, callbacks),
+  );
+}
+
+async function runAndRecord(
   context: ScanRunContext,
   scan: ScanRecord,
   signal: AbortSignal,

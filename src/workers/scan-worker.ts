@@ -48,6 +48,7 @@ import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
 import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
+import { NO_TRACING, type ScanTracing } from '../use-cases/ports/tracing.js';
 import { outageLogOf } from './outage-log.js';
 import {
   type AbortReason,
@@ -80,6 +81,8 @@ export interface ScanWorkerOptions {
   readonly parents: ParentScanHooks;
   /** Counts scan starts and ends, findings and reclaimed scans. */
   readonly metrics: ServiceMetrics;
+  /** Runs each scan in a `scan.run` span continuing its creator's trace; none when unset. */
+  readonly tracing?: ScanTracing;
   /** Called after a scan's end was recorded (its events are in the outbox). */
   readonly onScanEnded?: () => void;
   /**
@@ -186,6 +189,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
     outage,
     shutdown: shutdown.signal,
     metrics: options.metrics,
+    tracing: options.tracing ?? NO_TRACING,
   };
 
   function execute(scan: ScanRecord): void {

@@ -33,6 +33,7 @@ function newScan(tenantId: string, index: number, extra: Partial<NewScan> = {}):
     options: { ports: '22', timing: 'T3' },
     config: { index },
     timeoutSeconds: 600 + index,
+    traceContext: null,
     assetId: null,
     callbackUrl: null,
     callbackSecret: null,

@@ -93,6 +93,7 @@ export function fakeScanRecord(
     callbackUrl: null,
     templateId: null,
     parentScanId: null,
+    traceContext: null,
     resultCount: 0,
     findingsSummary: { critical: 0, high: 0, medium: 0, low: 0, info: 0 },
     riskScore: 0,

@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import type { EngineAvailability } from '../../src/adapters/http/app-deps.js';
 import type { Sandbox } from '../../src/adapters/process/sandbox.js';
 import type { RateLimitStore } from '../../src/adapters/rate-limit-store/rate-limit-store.js';
+import type { ProcessTracing } from '../../src/adapters/tracing/start-tracing.js';
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { allowsPrivateAddress } from '../../src/domain/targets/private-target-policy.js';
 import { listEngines } from '../../src/engines/registry.js';
@@ -80,6 +81,8 @@ export async function startApp(
     clock?: { now(): Date };
     /** Probe PATH for the scanners as the service does, instead of TEST_ENGINES. */
     probeEngines?: boolean;
+    /** The app's tracing (an in-memory exporter); otherwise off, as without OTEL_* settings. */
+    tracing?: ProcessTracing;
   } = {},
 ): Promise<TestApp> {
   // No scan workers unless a test asks for them (WORKERS), so API tests run no background loops.
@@ -112,6 +115,7 @@ export async function startApp(
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   await composed.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = composed.app.server.address() as AddressInfo;

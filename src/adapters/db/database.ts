@@ -94,6 +94,7 @@ export interface ScansTable {
   callback_secret: string | null;
   template_id: string | null;
   parent_scan_id: string | null;
+  trace_context: string | null;
   result_count: Generated<number>;
   findings_summary: ColumnType<Record<string, number>, string | undefined, string>;
   risk_score: Generated<number>;

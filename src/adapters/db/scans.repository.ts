@@ -42,10 +42,11 @@ const INSERT_SQL = `
   inserted as (
     insert into scans (id, tenant_id, api_key_id, scan_type, name, target, target_type, priority,
       priority_rank, status, tags, options, config, timeout_seconds, asset_id, callback_url,
-      callback_secret, template_id, parent_scan_id)
+      callback_secret, template_id, parent_scan_id, trace_context)
     select r.id, $1, r.api_key_id, r.scan_type, r.name, r.target, r.target_type, r.priority,
       r.priority_rank, '${INITIAL_STATUS}', r.tags, r.options, r.config, r.timeout_seconds,
-      r.asset_id, r.callback_url, r.callback_secret, r.template_id, r.parent_scan_id
+      r.asset_id, r.callback_url, r.callback_secret, r.template_id, r.parent_scan_id,
+      r.trace_context
     from jsonb_populate_recordset(null::scans, $4::jsonb) with ordinality as r
     where exists (select 1 from counted)
     order by r.ordinality
@@ -87,6 +88,7 @@ function queuedScanRecord(scan: NewScan, createdAt: Date): ScanRecord {
     callbackUrl: scan.callbackUrl,
     templateId: scan.templateId,
     parentScanId: scan.parentScanId,
+    traceContext: scan.traceContext,
     resultCount: 0,
     findingsSummary: emptySummary(),
     riskScore: 0,
@@ -133,6 +135,7 @@ function insertValues(tenantId: string, quotaMonth: string, scans: readonly NewS
     callback_secret: scan.callbackSecret,
     template_id: scan.templateId,
     parent_scan_id: scan.parentScanId,
+    trace_context: scan.traceContext,
   }));
   return [tenantId, quotaMonth, scans.length, JSON.stringify(rows)];
 }
@@ -166,6 +169,7 @@ function childRow(child: NewScan) {
     callback_secret: null,
     template_id: null,
     parent_scan_id: child.parentScanId,
+    trace_context: child.traceContext,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { FastifyPluginCallback } from 'fastify';
 import type { Config } from '../../config/load-config.js';
 import type { RandomBytes } from '../../domain/api-keys/raw-key.js';
 import type { Scope } from '../../domain/api-keys/scopes.js';
@@ -16,6 +17,7 @@ import type { ScheduleStore } from '../../use-cases/ports/schedules.js';
 import type { SecretBox } from '../../use-cases/ports/secrets.js';
 import type { TemplateStore } from '../../use-cases/ports/templates.js';
 import type { TenantStore } from '../../use-cases/ports/tenants.js';
+import type { ScanTracing } from '../../use-cases/ports/tracing.js';
 import type { UsageStore } from '../../use-cases/ports/usage.js';
 import type {
   WebhookSender,
@@ -79,6 +81,10 @@ export interface AppDeps {
   /** This process's metrics: the registry GET /metrics renders, and its event recorder. */
   readonly metrics: ServiceMetrics;
   readonly metricsRegistry: MetricsRegistry;
+  /** The trace context a new scan keeps (no-op when tracing is off). */
+  readonly tracing: ScanTracing;
+  /** @fastify/otel's plugin of request spans, registered before the routes; null: tracing off. */
+  readonly httpTracing: FastifyPluginCallback | null;
   readonly ids: IdSource;
   readonly randomBytes: RandomBytes;
   /**

@@ -60,6 +60,10 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     return503OnClosing: true,
     frameworkErrors,
   });
+  // Request spans (tracing on): before every hook and route, so it sees all of them.
+  if (deps.httpTracing !== null) {
+    await app.register(deps.httpTracing);
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

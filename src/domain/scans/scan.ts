@@ -29,6 +29,8 @@ export interface ScanRecord {
   readonly callbackUrl: string | null;
   readonly templateId: string | null;
   readonly parentScanId: string | null;
+  /** The W3C `traceparent` of the request that created it (null: not traced). Never shown. */
+  readonly traceContext: string | null;
   readonly resultCount: number;
   readonly findingsSummary: FindingsSummary;
   readonly riskScore: number;

@@ -30,6 +30,7 @@ export type NewScan = Pick<
   | 'callbackUrl'
   | 'templateId'
   | 'parentScanId'
+  | 'traceContext'
 > & { readonly callbackSecret: string | null };
 
 /** What a sentinel scan stores besides its parent and child rows (the plan's outcome). */

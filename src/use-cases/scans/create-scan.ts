@@ -31,6 +31,7 @@ import type {
 } from '../ports/scans.js';
 import type { SecretBox } from '../ports/secrets.js';
 import type { TemplateRecord, TemplateStore } from '../ports/templates.js';
+import type { ScanTracing } from '../ports/tracing.js';
 import type { WebhookUrlChecker } from '../ports/webhooks.js';
 import { configToStore, optionsToStore } from '../secrets/option-secrets.js';
 import { type ScanCreatedView, toScanCreatedView } from './scan-view.js';
@@ -78,6 +79,8 @@ export interface CreateScanDeps {
   readonly clock: Clock;
   /** Counts created scans and quota refusals. */
   readonly metrics: ServiceMetrics;
+  /** The trace the new scan's row keeps, for the worker's run to continue. */
+  readonly tracing: ScanTracing;
 }
 
 const MISSING_SCAN_TYPE = formatErrorMessage('MISSING_REQUIRED_FIELD', { field: 'scanType' });
@@ -265,6 +268,7 @@ export async function createScan(
     callbackSecret,
     templateId: template?.id ?? null,
     parentScanId: null,
+    traceContext: deps.tracing.currentTraceContext(),
   };
   const children = deps.childScans.plan(parent, request, {
     caller,

@@ -143,6 +143,8 @@ function childScan(ids: IdSource, parent: NewScan, child: PlannedChild): NewScan
     callbackSecret: null,
     templateId: null,
     parentScanId: parent.id,
+    // The child's run joins the trace of the request that created its parent.
+    traceContext: parent.traceContext,
   };
 }
 

@@ -67,6 +67,7 @@ export function registerCreateScan(app: FastifyInstance, deps: AppDeps): void {
           secrets: deps.secrets,
           clock: deps.clock,
           metrics: deps.metrics,
+          tracing: deps.tracing,
         },
         {
           tenantId: caller.tenantId,
