@@ -191,9 +191,9 @@ describe('leases', () => {
         })
       ).map((s) => s.id),
     ).toEqual([id]);
-    expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 0 });
+    expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 0, failedScans: [] });
     await expire();
-    expect(await reclaimLostScans(db)).toEqual({ requeued: 1, failed: 0 });
+    expect(await reclaimLostScans(db)).toEqual({ requeued: 1, failed: 0, failedScans: [] });
     expect(await scanRow(id)).toMatchObject({ status: 'queued', attempts: 1 });
 
     expect(
@@ -207,7 +207,11 @@ describe('leases', () => {
       ).map((s) => s.id),
     ).toEqual([id]);
     await expire();
-    expect(await reclaimLostScans(db)).toEqual({ requeued: 0, failed: 1 });
+    expect(await reclaimLostScans(db)).toEqual({
+      requeued: 0,
+      failed: 1,
+      failedScans: [{ engine: 'nmap', priority: 'normal' }],
+    });
     const scan = await getScan(app, key, id);
     expect(scan.status).toBe('failed');
     expect(scan.error.code).toBe('WORKER_LOST');
@@ -236,7 +240,11 @@ describe('leases', () => {
       await held.waitFor(id);
       // Three lease lengths, with the other worker's housekeeping reclaiming expired leases.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      expect(await reclaimLostScans(database.handle.db)).toEqual({ requeued: 0, failed: 0 });
+      expect(await reclaimLostScans(database.handle.db)).toEqual({
+        requeued: 0,
+        failed: 0,
+        failedScans: [],
+      });
       expect(await scanRow(id)).toMatchObject({ status: 'running', attempts: 1 });
       held.release(id);
       await waitForStatus(app, key, id, ['completed']);
