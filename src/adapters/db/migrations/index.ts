@@ -15,6 +15,7 @@ import { migration0015 } from './0015-schedules.js';
 import { migration0016 } from './0016-finding-issues.js';
 import { migration0017 } from './0017-webhook-filters.js';
 import { migration0018 } from './0018-schedule-assets.js';
+import { migration0020 } from './0020-retention.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0016,
   migration0017,
   migration0018,
+  migration0020,
 ];
