@@ -79,7 +79,7 @@ export function toScanRecord(row: ScanColumnsRow): ScanRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
-    findingsPrunedAt: row.findings_pruned_at,
+    findingsPrunedAt: row.findings_pruned_at ?? null,
   };
 }
 
