@@ -110,7 +110,9 @@ export function startRetention(deps: {
     ? setInterval(() => {
         const began = deps.outage.begin();
         runOnce().then(
-          () => deps.outage.succeeded(),
+          // Not holding the lock says nothing about the database (holdsLock answers false while
+          // it is away too): only a round that ran its deletes ends an outage.
+          (done) => (done.held ? deps.outage.succeeded() : undefined),
           (error: unknown) =>
             deps.outage.failed(error, began, 'deleting old rows (retention)', {
               component: 'retention',
