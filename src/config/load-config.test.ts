@@ -120,6 +120,34 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SCHEDULE_MAX_FAILURES: '0' })).toThrow(/SCHEDULE_MAX_FAILURES/);
   });
 
+  it('reads the retention settings: findings kept forever unless set', () => {
+    expect(loadConfig({}).retention).toEqual({
+      eventsDays: 30,
+      deliveriesDays: 30,
+      findingsDays: 0,
+      batchSize: 1000,
+      intervalMs: 300_000,
+    });
+    expect(
+      loadConfig({
+        RETENTION_EVENTS_DAYS: '0',
+        RETENTION_DELIVERIES_DAYS: '90',
+        RETENTION_FINDINGS_DAYS: '365',
+        RETENTION_BATCH_SIZE: '50',
+        RETENTION_INTERVAL_MS: '60000',
+      }).retention,
+    ).toEqual({
+      eventsDays: 0,
+      deliveriesDays: 90,
+      findingsDays: 365,
+      batchSize: 50,
+      intervalMs: 60_000,
+    });
+    expect(() => loadConfig({ RETENTION_BATCH_SIZE: '0' })).toThrow(/RETENTION_BATCH_SIZE/);
+    expect(() => loadConfig({ RETENTION_FINDINGS_DAYS: '-1' })).toThrow(/RETENTION_FINDINGS_DAYS/);
+    expect(() => loadConfig({ RETENTION_INTERVAL_MS: '10' })).toThrow(/RETENTION_INTERVAL_MS/);
+  });
+
   it('switches to JWKS with issuer and audience', () => {
     expect(
       loadConfig({

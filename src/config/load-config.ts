@@ -48,6 +48,8 @@ export interface Config {
   readonly webhookTestMaxConcurrent: number;
   /** Scheduled scans (SCHEDULER_*, SCHEDULE_*): how often due schedules are looked for, when an
    * occurrence counts as missed, and after how many runs without a scan a schedule pauses. */
+  /** Retention (RETENTION_*): how old finished rows are deleted, in batches, by one process. */
+  readonly retention: RetentionConfig;
   readonly scheduler: {
     readonly enabled: boolean;
     readonly pollMs: number;
@@ -88,6 +90,20 @@ export interface Config {
   /** Per-tenant caps and the dashboard-token request budget (TENANT_MAX_*, TENANT_TOKEN_*). */
   readonly tenantLimits: TenantLimits;
   readonly logLevel: string;
+}
+
+/** What is deleted after how long (README, Operations, "Retention"); 0 days: kept forever. */
+export interface RetentionConfig {
+  /** RETENTION_EVENTS_DAYS: scan events of the outbox, once fanned out into deliveries. */
+  readonly eventsDays: number;
+  /** RETENTION_DELIVERIES_DAYS: ended webhook, callback and test deliveries with their attempts. */
+  readonly deliveriesDays: number;
+  /** RETENTION_FINDINGS_DAYS: findings of scans that ended this long ago (0: the default, never). */
+  readonly findingsDays: number;
+  /** RETENTION_BATCH_SIZE: rows one delete statement removes at most. */
+  readonly batchSize: number;
+  /** RETENTION_INTERVAL_MS: how often a process looks for rows to delete. */
+  readonly intervalMs: number;
 }
 
 export interface VerificationConfig {
@@ -539,6 +555,13 @@ export function loadConfig(env: Env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 30_000, 1, 600_000),
     webhookTenantMaxInFlight: integer(env, 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 4, 1, 1000),
     webhookTestMaxConcurrent: integer(env, 'WEBHOOK_TEST_MAX_CONCURRENT', 2, 1, 1000),
+    retention: Object.freeze({
+      eventsDays: integer(env, 'RETENTION_EVENTS_DAYS', 30, 0, 36_500),
+      deliveriesDays: integer(env, 'RETENTION_DELIVERIES_DAYS', 30, 0, 36_500),
+      findingsDays: integer(env, 'RETENTION_FINDINGS_DAYS', 0, 0, 36_500),
+      batchSize: integer(env, 'RETENTION_BATCH_SIZE', 1000, 1, 100_000),
+      intervalMs: integer(env, 'RETENTION_INTERVAL_MS', 300_000, 1_000, 86_400_000),
+    }),
     scheduler: Object.freeze({
       enabled: onOff(env, 'SCHEDULER'),
       pollMs: integer(env, 'SCHEDULER_POLL_MS', 5_000, 10, 3_600_000),

@@ -54,6 +54,7 @@ import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { WebhookSender } from '../use-cases/ports/webhooks.js';
 import { type AssetReverifier, startAssetReverifier } from '../workers/asset-reverifier.js';
 import { outageLogOf } from '../workers/outage-log.js';
+import { type Retention, startRetention } from '../workers/retention.js';
 import type { ScanWorker } from '../workers/scan-worker.js';
 import type { Scheduler } from '../workers/scheduler.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../workers/webhook-dispatcher.js';
@@ -104,6 +105,8 @@ export interface ComposedApp {
   readonly dispatcher: WebhookDispatcher;
   /** Checks verified assets again every VERIFICATION_INTERVAL_HOURS (every process runs one). */
   readonly reverifier: AssetReverifier;
+  /** Deletes old rows (RETENTION_*) while this process holds the retention lock. */
+  readonly retention: Retention;
   /** The scheduler of scheduled scans (null: WORKERS=0 or SCHEDULER=off). */
   readonly scheduler: Scheduler | null;
   close(): Promise<void>;
@@ -321,6 +324,13 @@ export async function composeApp(
       enabled: config.verification.intervalHours > 0,
     },
   );
+  const retention = startRetention({
+    database,
+    config: config.retention,
+    metrics: metrics.recorder,
+    outage: outageLogOf(database, logger),
+    clock: deps.clock,
+  });
   if (config.workers > 0) {
     await removeLeftoverScanWorkspaces(logger);
   }
@@ -359,10 +369,12 @@ export async function composeApp(
     workers,
     dispatcher,
     reverifier,
+    retention,
     scheduler,
     async close() {
       await app.close();
       await reverifier.stop();
+      await retention.stop();
       await scheduler?.stop();
       await Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs)));
       await egress?.release();

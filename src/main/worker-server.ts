@@ -13,6 +13,8 @@ import { createLogger } from '../adapters/http/logger.js';
 import { createWebhookClient } from '../adapters/webhook-client/send-webhook.js';
 import { loadConfigOrExit } from '../config/load-config.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
+import { outageLogOf } from '../workers/outage-log.js';
+import { startRetention } from '../workers/retention.js';
 import { startWebhookDispatcher } from '../workers/webhook-dispatcher.js';
 import { openDatabase, probeEngines, resolveSecretBox } from './compose.js';
 import { startEgressRules } from './egress.js';
@@ -75,6 +77,13 @@ async function main(): Promise<void> {
     logger,
     metrics: metrics.recorder,
   });
+  // Old rows are deleted by whichever process (API or worker) holds the retention lock.
+  const retention = startRetention({
+    database,
+    config: config.retention,
+    metrics: metrics.recorder,
+    outage: outageLogOf(database, logger),
+  });
   // The loops' timers are unref()'d (an API process or a test that stops them must be free to
   // end), and while the database is away no socket is open either: without this the event loop
   // would empty and the process exit with status 0. It is held until stop().
@@ -88,7 +97,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'stopping workers');
-    Promise.resolve(scheduler?.stop())
+    Promise.all([scheduler?.stop(), retention.stop()])
       .then(() => Promise.all(workers.map((worker) => worker.stop(config.workerShutdownGraceMs))))
       .then(() => egress?.release())
       .then(() => dispatcher.stop())

@@ -102,6 +102,7 @@ export function fakeScanRecord(
     createdAt: new Date(0),
     startedAt: new Date(0),
     completedAt: null,
+    findingsPrunedAt: null,
   };
 }
 

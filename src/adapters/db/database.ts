@@ -106,6 +106,12 @@ export interface ScansTable {
   created_at: Timestamp;
   started_at: NullableTimestamp;
   completed_at: NullableTimestamp;
+  /** When retention deleted the scan's findings, else null (migration 0020). */
+  findings_pruned_at: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
 }
 
 export interface FindingsTable {

@@ -41,6 +41,7 @@ export const SCAN_COLUMNS = [
   'created_at',
   'started_at',
   'completed_at',
+  'findings_pruned_at',
 ] as const;
 
 export type ScanColumnsRow = Pick<ScanRow, (typeof SCAN_COLUMNS)[number]>;
@@ -80,6 +81,7 @@ export function toScanRecord(row: ScanColumnsRow): ScanRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
+    findingsPrunedAt: row.findings_pruned_at ?? null,
   };
 }
 

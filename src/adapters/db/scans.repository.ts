@@ -97,6 +97,7 @@ function queuedScanRecord(scan: NewScan, createdAt: Date): ScanRecord {
     createdAt,
     startedAt: null,
     completedAt: null,
+    findingsPrunedAt: null,
   };
 }
 

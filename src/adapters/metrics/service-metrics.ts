@@ -9,7 +9,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { SEVERITIES } from '../../domain/findings/finding.js';
-import type { ServiceMetrics } from '../../use-cases/ports/metrics.js';
+import { RETENTION_TABLES, type ServiceMetrics } from '../../use-cases/ports/metrics.js';
 import type { QueueState } from '../db/queue-state.js';
 
 export interface MetricsRegistryOptions {
@@ -124,6 +124,12 @@ export function createMetricsRegistry(options: MetricsRegistryOptions): MetricsR
     buckets: HTTP_BUCKETS,
     registers,
   });
+  const retentionDeleted = new Counter({
+    name: 'rampart_retention_deleted_rows_total',
+    help: 'Old rows deleted by retention (RETENTION_*), by table',
+    labelNames: ['table'],
+    registers,
+  });
   registerQueueGauges(registers, options);
 
   // Label values are created on first use; these start at 0 so that rate() sees the first event.
@@ -134,6 +140,9 @@ export function createMetricsRegistry(options: MetricsRegistryOptions): MetricsR
   }
   for (const result of ['requeued', 'failed']) {
     reclaimed.inc({ result }, 0);
+  }
+  for (const table of RETENTION_TABLES) {
+    retentionDeleted.inc({ table }, 0);
   }
 
   const recorder: ServiceMetrics = {
@@ -166,6 +175,7 @@ export function createMetricsRegistry(options: MetricsRegistryOptions): MetricsR
     webhookDisabled: () => webhooksDisabled.inc(),
     rateLimited: (limit) => rateLimited.inc({ limit }),
     quotaExceeded: () => quotaExceeded.inc(),
+    rowsPruned: (table, rows) => retentionDeleted.inc({ table }, rows),
   };
   return {
     recorder,

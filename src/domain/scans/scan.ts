@@ -40,6 +40,8 @@ export interface ScanRecord {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly completedAt: Date | null;
+  /** When retention deleted its findings (RETENTION_FINDINGS_DAYS), else null. */
+  readonly findingsPrunedAt: Date | null;
 }
 
 /** Milliseconds from start to completion; 0 when the scan never started or has not ended. */

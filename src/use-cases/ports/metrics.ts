@@ -14,6 +14,16 @@ export type RateLimitKind = 'api_key' | 'tenant_token' | 'auth_failures' | 'webh
 /** The final state of a webhook or callback delivery. */
 export type DeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
 
+/** The tables retention deletes old rows from (`rampart_retention_deleted_rows_total`). */
+export type RetentionTable = 'scan_events' | 'webhook_deliveries' | 'webhook_attempts' | 'findings';
+
+export const RETENTION_TABLES: readonly RetentionTable[] = [
+  'scan_events',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'findings',
+];
+
 export interface ServiceMetrics {
   /** A scan row was stored queued (sentinel children each count with their own engine). */
   scanCreated(engine: string, priority: string): void;
@@ -40,6 +50,8 @@ export interface ServiceMetrics {
   rateLimited(kind: RateLimitKind): void;
   /** A scan was refused with QUOTA_EXCEEDED. */
   quotaExceeded(): void;
+  /** Retention deleted `rows` old rows of `table`. */
+  rowsPruned(table: RetentionTable, rows: number): void;
 }
 
 /** Counts nothing: for code built without a metrics registry (unit tests, tools). */
@@ -54,4 +66,5 @@ export const NO_METRICS: ServiceMetrics = {
   webhookDisabled: () => undefined,
   rateLimited: () => undefined,
   quotaExceeded: () => undefined,
+  rowsPruned: () => undefined,
 };

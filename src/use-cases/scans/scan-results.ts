@@ -45,6 +45,11 @@ export interface ResultsView {
   pagination: Pagination;
   /** Sentinel scans: the scan's risk factors and each child's engine, status and counts. */
   sentinel?: SentinelView;
+  /**
+   * Only when retention deleted the scan's findings (RETENTION_FINDINGS_DAYS): when. `findings` is
+   * then empty while `summary` and `riskScore` keep what the scan found.
+   */
+  findingsPrunedAt?: string;
 }
 
 export async function getResults(
@@ -66,6 +71,9 @@ export async function getResults(
     findings: found.findings.map((finding) => toFindingView(withTriageInEffect(finding, now))),
     pagination: pagination(page.page, page.limit, found.total),
     ...(sentinel === null ? {} : { sentinel }),
+    ...(scan.findingsPrunedAt === null
+      ? {}
+      : { findingsPrunedAt: scan.findingsPrunedAt.toISOString() }),
   };
 }
 

@@ -16,6 +16,7 @@ import { migration0016 } from './0016-finding-issues.js';
 import { migration0017 } from './0017-webhook-filters.js';
 import { migration0018 } from './0018-schedule-assets.js';
 import { migration0019 } from './0019-scan-trace-context.js';
+import { migration0020 } from './0020-retention.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0017,
   migration0018,
   migration0019,
+  migration0020,
 ];

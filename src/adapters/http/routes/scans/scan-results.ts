@@ -42,6 +42,13 @@ const ResultsEnvelope = success(
       findings: Type.Array(FindingRef),
       pagination: PaginationSchema,
       sentinel: Type.Optional(SentinelSchema),
+      findingsPrunedAt: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description:
+            "Extension, present only when retention (RETENTION_FINDINGS_DAYS) deleted this scan's findings: when. `findings` is then empty; `summary` and `riskScore` keep what the scan found",
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
