@@ -3103,6 +3103,11 @@ export interface operations {
                         }[]
                       | null;
                   };
+                  /**
+                   * Format: date-time
+                   * @description Extension, present only when retention (RETENTION_FINDINGS_DAYS) deleted this scan's findings: when. `findings` is then empty; `summary` and `riskScore` keep what the scan found
+                   */
+                  findingsPrunedAt?: string;
                 };
               }
             | {
