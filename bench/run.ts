@@ -33,6 +33,8 @@
  * its tenant, target < 1 s (bench/issues.ts).
  * Then (issue 24): 10,000 due schedules, three scheduler processes: time until every occurrence
  * has created its scans, target < 15 s, and none twice (bench/schedules.ts).
+ * Then (issue 25): the capacity model's figures: an API process's CPU per authenticated request
+ * and per scan create, PostgreSQL's time per claim, finish and delivery (bench/capacity.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -41,6 +43,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
+import { benchCapacity, reportCapacity } from './capacity.js';
 import { type CorrelationBenchResult, reportCorrelation } from './correlation.js';
 import {
   benchCorrelationInstructions,
@@ -263,6 +266,11 @@ async function main() {
     console.log('\nIssue 24: 10,000 due schedules, three scheduler processes…');
     const schedules = await benchSchedules();
     reportSchedules(schedules);
+    console.log(
+      '\nIssue 25: capacity figures (API CPU per request, PostgreSQL per queue operation)…',
+    );
+    const capacity = await benchCapacity();
+    reportCapacity(capacity);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -281,6 +289,7 @@ async function main() {
           sarifExport,
           issues,
           schedules,
+          capacity,
         },
         null,
         2,
