@@ -272,7 +272,7 @@ export async function composeApp(
     logger,
     metrics: metrics.recorder,
   });
-  const sentinel = sentinelLifecycle(database);
+  const sentinel = sentinelLifecycle(database, metrics.recorder);
   // Started after the routes; /readyz reads them from then on.
   let workers: ScanWorker[] = [];
   const deps: AppDeps = {

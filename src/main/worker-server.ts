@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const resolver: TargetResolver = {
     check: (target, allowPrivate) => checkResolvedTarget(target, allowPrivate),
   };
-  const parents = sentinelLifecycle(database);
+  const parents = sentinelLifecycle(database, metrics.recorder);
   const workers = await startWorkers({
     config: { ...config, workers: Math.max(1, config.workers) },
     database,

@@ -14,7 +14,7 @@ import { createSentinelRunStore } from '../adapters/queue/sentinel-runs.js';
 import type { Config } from '../config/load-config.js';
 import { listEngines } from '../engines/registry.js';
 import type { EngineRunner } from '../use-cases/ports/engine-runs.js';
-import type { ServiceMetrics } from '../use-cases/ports/metrics.js';
+import { NO_METRICS, type ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { TargetResolver } from '../use-cases/ports/scans.js';
 import type { SecretBox } from '../use-cases/ports/secrets.js';
 import type { ScanTracing } from '../use-cases/ports/tracing.js';
@@ -59,8 +59,11 @@ export function realEngineRunners(
 
 /** The sentinel lifecycle over this database: the API's child-scan planner and cancel follow-up, and
  * every worker's parent hooks. */
-export function sentinelLifecycle(database: DatabaseHandle): SentinelLifecycle {
-  return createSentinelLifecycle(createSentinelRunStore(database));
+export function sentinelLifecycle(
+  database: DatabaseHandle,
+  metrics: Pick<ServiceMetrics, 'scanFinished'> = NO_METRICS,
+): SentinelLifecycle {
+  return createSentinelLifecycle(createSentinelRunStore(database), metrics);
 }
 
 export async function startWorkers(options: {

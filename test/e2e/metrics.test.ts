@@ -362,6 +362,36 @@ describe('GET /metrics of an API process', () => {
       expect(count(after, labels) - count(before, labels), JSON.stringify(labels)).toBe(1);
     }
   });
+
+  it("counts a sentinel scan's end under its own engine, its children under theirs", async () => {
+    const before = await scrape();
+    const parent = await createScan(ctx.app, key, {
+      scanType: 'sentinel',
+      target: SCAN_ADDRESS,
+      options: { depth: 'quick' },
+    });
+    const listed = await ctx.app.request(`/api/v1/scans?parentScanId=${parent.id}`, {
+      headers: { 'x-api-key': key },
+    });
+    const children: Array<{ id: string; scanType: string }> = listed.body.data.scans;
+    expect(children.map((child) => child.scanType)).toEqual(['nmap']);
+    const [child] = children;
+    if (child === undefined) {
+      throw new Error('the sentinel scan has no child');
+    }
+    await engine.waitFor(child.id);
+    engine.release(child.id, { findings: [draftFinding()] });
+    await waitForStatus(ctx.app, key, parent.id, ['completed']);
+    const after = await scrape();
+    const finished = (families: Families, scanEngine: string) =>
+      value(families, 'rampart_scans_finished_total', {
+        engine: scanEngine,
+        priority: 'normal',
+        outcome: 'completed',
+      });
+    expect(finished(after, 'sentinel') - finished(before, 'sentinel')).toBe(1);
+    expect(finished(after, 'nmap') - finished(before, 'nmap')).toBe(1);
+  });
 });
 
 describe('METRICS_TOKEN, and one reporter of the queue gauges', () => {

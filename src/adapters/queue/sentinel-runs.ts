@@ -93,11 +93,11 @@ function collection(
     async lockParent() {
       const parent = await trx
         .selectFrom('scans')
-        .select('status')
+        .select(['status', 'priority'])
         .where('id', '=', parentId)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      return parent.status;
+      return { status: parent.status, priority: parent.priority };
     },
     async childFindings(childIds) {
       const rows = await trx

@@ -36,6 +36,7 @@ import {
 import type { PlannedChild, SourceFinding } from '../../engines/sentinel/types.js';
 import { configFor } from '../../engines/web-config.js';
 import type { IdSource } from '../ports/common.js';
+import { NO_METRICS, type ServiceMetrics } from '../ports/metrics.js';
 import type { NewScan } from '../ports/scans.js';
 import type { ChildScanPlanner } from './create-scan.js';
 
@@ -59,8 +60,8 @@ export interface SentinelCollection {
   children(): Promise<SentinelChildState[]>;
   /** Writes the parent's progress from its children's, weighted by engine. */
   updateProgress(weights: Readonly<Record<string, number>>): Promise<void>;
-  /** Locks the parent's row and reads its status. */
-  lockParent(): Promise<ScanStatus>;
+  /** Locks the parent's row and reads its status and priority. */
+  lockParent(): Promise<{ readonly status: ScanStatus; readonly priority: string }>;
   childFindings(childIds: readonly string[]): Promise<Finding[]>;
   /** Stores the parent's findings and counts, lands its end and marks the run collected. */
   store(result: {
@@ -170,7 +171,14 @@ export interface SentinelLifecycle extends ChildScanPlanner {
 
 const SETTLED_BATCH = 100;
 
-export function createSentinelLifecycle(store: SentinelStore): SentinelLifecycle {
+/**
+ * `metrics` counts a parent's own end (completed or failed; a cancelled parent was counted by its
+ * cancel), as a worker counts a tool scan's.
+ */
+export function createSentinelLifecycle(
+  store: SentinelStore,
+  metrics: Pick<ServiceMetrics, 'scanFinished'> = NO_METRICS,
+): SentinelLifecycle {
   async function collect(parentId: string): Promise<CollectOutcome> {
     const outcome = await store.collect(parentId, async (run) => {
       const children = await run.children();
@@ -178,7 +186,7 @@ export function createSentinelLifecycle(store: SentinelStore): SentinelLifecycle
         await run.updateProgress(PROGRESS_WEIGHTS);
         return 'waiting' as const;
       }
-      const status = await run.lockParent();
+      const { status, priority } = await run.lockParent();
       const findings =
         children.length === 0 ? [] : await run.childFindings(children.map((child) => child.id));
       const aggregate = aggregateSentinel({
@@ -187,11 +195,16 @@ export function createSentinelLifecycle(store: SentinelStore): SentinelLifecycle
         children,
         findings: findings.flatMap((finding) => toSourceFinding(finding) ?? []),
       });
-      await run.store({
-        findings: aggregate.findings,
-        aggregate,
-        end: parentEnd(status, aggregate.ending),
-      });
+      const end = parentEnd(status, aggregate.ending);
+      await run.store({ findings: aggregate.findings, aggregate, end });
+      if (end.kind !== 'keep-cancelled') {
+        metrics.scanFinished(
+          'sentinel',
+          priority,
+          end.kind === 'complete' ? 'completed' : 'failed',
+          null,
+        );
+      }
       return 'collected' as const;
     });
     return outcome ?? 'not-pending';
