@@ -137,22 +137,29 @@ export function details(item: Record<string, unknown>): string[] {
   return Object.entries(item).map(([key, value]) => `${key}: ${cellText(value)}`);
 }
 
-/** Parses `k=v` pairs: a value that reads as JSON (number, boolean, array, object) becomes it. */
+/**
+ * Parses engine options: `key=value` gives the string value, `key:=json` the JSON value (a
+ * number, boolean, array or object: `topPorts:=100`, `scripts:=["http-title"]`), as httpie does.
+ * Strings stay strings, so `ports=443` is the string the nmap schema asks for.
+ */
 export function parseKeyValues(pairs: readonly string[]): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) {
-      throw new CliError(`--option must look like key=value, got "${pair}"`);
+      throw new CliError(`--option must look like key=value or key:=json, got "${pair}"`);
     }
     const text = pair.slice(at + 1);
-    let value: unknown = text;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = text;
+    if (pair[at - 1] === ':') {
+      const key = pair.slice(0, at - 1);
+      try {
+        result[key] = JSON.parse(text);
+      } catch {
+        throw new CliError(`--option ${key}:= needs a JSON value, got "${text}"`);
+      }
+    } else {
+      result[pair.slice(0, at)] = text;
     }
-    result[pair.slice(0, at)] = value;
   }
   return result;
 }

@@ -202,7 +202,7 @@ export function registerScans(program: Command): void {
     .description('start a scan; --wait follows it to the end')
     .argument('<target>', 'URL, host, domain, IP or CIDR')
     .option('--engine <engine>', 'scan engine (scanType), e.g. nmap')
-    .option('--option <key=value>', 'engine option (repeatable; JSON values allowed)', collect)
+    .option('--option <key=value>', 'engine option: key=string or key:=json (repeatable)', collect)
     .addOption(new Option('--priority <priority>', 'queue priority').choices(PRIORITIES))
     .option('--template <templateId>', 'start from a scan template')
     .option('--name <name>', 'scan name')

@@ -60,7 +60,7 @@ export function registerSchedules(program: Command): void {
     .option('--asset-tag <tag>', 'every asset with this tag')
     .option('--template <templateId>', 'the scan template')
     .option('--engine <engine>', 'scan engine (scanType), without a template')
-    .option('--option <key=value>', 'engine option (repeatable; JSON values allowed)', collect)
+    .option('--option <key=value>', 'engine option: key=string or key:=json (repeatable)', collect)
     .option('--paused', 'create it paused')
     .action(
       runner(

@@ -34,7 +34,7 @@ export function registerTemplates(program: Command): void {
     .description('create a template')
     .requiredOption('--name <name>', 'template name')
     .requiredOption('--engine <engine>', 'scan engine (scanType)')
-    .option('--option <key=value>', 'engine option (repeatable; JSON values allowed)', collect)
+    .option('--option <key=value>', 'engine option: key=string or key:=json (repeatable)', collect)
     .addOption(new Option('--priority <priority>', 'queue priority').choices(PRIORITIES))
     .option('--description <text>', 'description')
     .option('--tag <tag>', 'tag (repeatable)', collect)
