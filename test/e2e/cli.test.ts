@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +17,20 @@ import { tokenFor, useTestApp } from '../support/harness.js';
 const CLI = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
 const ctx = useTestApp(
-  { ALLOW_PRIVATE_TARGETS: 'true', WORKERS: '1' },
   {
+    ALLOW_PRIVATE_TARGETS: 'true',
+    ALLOW_PRIVATE_WEBHOOKS: 'true',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WORKERS: '1',
+  },
+  {
+    // hooks.example resolves to a TEST-NET address: webhooks can be created, nothing is sent.
+    webhookLookup: async (host: string) => {
+      if (host === 'hooks.example') {
+        return ['203.0.113.50'];
+      }
+      throw new Error(`${host} does not resolve`);
+    },
     engineRunners: new Map([
       [
         'nmap',
@@ -220,5 +233,126 @@ describe('the rampart CLI', () => {
       });
       expect(JSON.parse(run.stdout)).toHaveProperty(field);
     }
+  });
+
+  it('creates, reads, changes and deletes each resource', async () => {
+    const dash = async (args: readonly string[]) => {
+      const run = await rampart([...args, '--profile', 'dashboard', '--json']);
+      expect({ args, code: run.code, stderr: run.stderr }).toEqual({ args, code: 0, stderr: '' });
+      return JSON.parse(run.stdout) as Record<string, Record<string, unknown>>;
+    };
+
+    const template = (
+      await dash([
+        'templates',
+        'create',
+        '--name',
+        'weekly',
+        '--engine',
+        'nmap',
+        '--option',
+        'ports=22',
+        '--option',
+        'serviceDetection:=false',
+        '--priority',
+        'low',
+      ])
+    ).template;
+    expect(template?.options).toMatchObject({ ports: '22', serviceDetection: false });
+    const templateId = String(template?.id);
+    expect((await dash(['templates', 'get', templateId])).template?.name).toBe('weekly');
+
+    const fromTemplate = await rampart([
+      'scan',
+      '127.0.0.1',
+      '--template',
+      templateId,
+      '--engine',
+      'nmap',
+      '--json',
+    ]);
+    expect(fromTemplate.code).toBe(0);
+
+    const asset = (
+      await dash([
+        'assets',
+        'create',
+        '--name',
+        'site',
+        '--kind',
+        'domain',
+        '--value',
+        'example.com',
+      ])
+    ).asset;
+    const assetId = String(asset?.id);
+    expect((await dash(['assets', 'get', assetId])).asset?.value).toBe('example.com');
+
+    const schedule = (
+      await dash([
+        'schedules',
+        'create',
+        '--name',
+        'nightly',
+        '--cron',
+        '0 3 * * *',
+        '--target',
+        '127.0.0.1',
+        '--template',
+        templateId,
+      ])
+    ).schedule;
+    const scheduleId = String(schedule?.id);
+    expect((await dash(['schedules', 'pause', scheduleId])).schedule?.paused).toBe(true);
+    expect((await dash(['schedules', 'resume', scheduleId])).schedule?.paused).toBe(false);
+    expect((await dash(['schedules', 'get', scheduleId])).schedule?.name).toBe('nightly');
+    await dash(['schedules', 'delete', scheduleId]);
+    await dash(['templates', 'delete', templateId]);
+    await dash(['assets', 'delete', assetId]);
+
+    const webhook = await dash([
+      'webhooks',
+      'create',
+      '--name',
+      'ci',
+      '--url',
+      'https://hooks.example/ci',
+      '--event',
+      'scan.completed',
+    ]);
+    const webhookId = String(webhook.webhook?.id);
+    expect((await dash(['webhooks', 'delete', webhookId])).deleted).toBe(true);
+
+    const issues = (await dash(['issues', 'list'])).issues as unknown as { id: string }[];
+    const issueId = String(issues[0]?.id);
+    const triaged = await dash([
+      'issues',
+      'triage',
+      issueId,
+      '--as',
+      'accepted_risk',
+      '--reason',
+      'lab host',
+    ]);
+    expect(triaged.issue?.triage).toBe('accepted_risk');
+    expect((await dash(['issues', 'get', issueId])).issue?.id).toBe(issueId);
+
+    const keys = (await dash(['keys', 'list'])).apiKeys as unknown as { id: string }[];
+    const keyId = String(keys[0]?.id);
+    const rotated = await dash(['keys', 'rotate', keyId, '--grace-hours', '0']);
+    expect(typeof rotated.rawKey).toBe('string');
+    const newKeyId = String(rotated.apiKey?.id);
+    expect((await dash(['keys', 'revoke', newKeyId])).apiKey?.status).toBe('revoked');
+  });
+
+  it("prints fetch's message when the service cannot be reached", async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const run = await rampart(['scans', 'list'], { RAMPART_URL: `http://127.0.0.1:${port}` });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^fetch failed: .*ECONNREFUSED/);
   });
 });
