@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { operations, RampartClient, Schema } from '../../client/index.js';
 import { unwrap } from '../../client/index.js';
+import { progressLine } from '../progress.js';
 import {
   CliError,
   type CommandResult,
@@ -47,22 +48,17 @@ async function getScan(client: RampartClient, scanId: string): Promise<Scan> {
     .scan;
 }
 
-/** Polls until the scan ends, showing progress: one rewritten line on a TTY, else a line a change. */
+/** Polls until the scan ends, showing its progress on stderr (progress.ts). */
 async function waitForEnd(ctx: RunContext, scanId: string): Promise<Scan> {
-  const tty = process.stderr.isTTY === true;
-  let shown = '';
+  const progress = progressLine(process.stderr);
+  const lineOf = (scan: Scan) => `${scan.id} ${scan.status} ${scan.progress}%`;
   let current = await getScan(ctx.client(), scanId);
   for (let everyMs = 100; !ENDED.has(current.status); everyMs = Math.min(everyMs * 2, 1000)) {
-    const line = `${current.id} ${current.status} ${current.progress}%`;
-    if (line !== shown) {
-      process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
-      shown = line;
-    }
+    progress.show(lineOf(current));
     await new Promise((resolve) => setTimeout(resolve, everyMs));
     current = await getScan(ctx.client(), current.id);
   }
-  const last = `${current.id} ${current.status} ${current.progress}%`;
-  process.stderr.write(tty ? `\r\x1b[2K${last}\n` : `${last}\n`);
+  progress.end(lineOf(current));
   return current;
 }
 
