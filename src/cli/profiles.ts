@@ -21,6 +21,7 @@ export class ProfileError extends Error {
   override readonly name = 'ProfileError';
 }
 
+/** RAMPART_CONFIG_DIR of `env`, else env-paths' config directory (which reads process.env). */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.RAMPART_CONFIG_DIR;
   return override !== undefined && override !== ''

@@ -21,6 +21,7 @@ import {
 } from '../runner.js';
 
 type Scan = Schema<'Scan'>;
+type ListQuery = NonNullable<operations['listScans']['parameters']['query']>;
 type CreateScanBody = operations['createScan']['requestBody']['content']['application/json'];
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -226,7 +227,10 @@ export function registerScans(program: Command): void {
           opts: { engine?: string; status?: Scan['status']; page?: number; limit?: number },
         ) => {
           const query = {
-            ...(opts.engine !== undefined ? { scanType: opts.engine as never } : {}),
+            // The engine name is checked by the service (INVALID_SCAN_TYPE).
+            ...(opts.engine !== undefined
+              ? { scanType: opts.engine as ListQuery['scanType'] }
+              : {}),
             ...(opts.status !== undefined ? { status: opts.status } : {}),
             ...(opts.page !== undefined ? { page: opts.page } : {}),
             ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
