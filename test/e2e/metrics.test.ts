@@ -392,6 +392,37 @@ describe('GET /metrics of an API process', () => {
     expect(finished(after, 'sentinel') - finished(before, 'sentinel')).toBe(1);
     expect(finished(after, 'nmap') - finished(before, 'nmap')).toBe(1);
   });
+
+  it("counts the running scans a tenant's suspension fails", async () => {
+    const suspendedTenant = randomUUID();
+    const suspendedKey = (await createKey(ctx.app, await tokenFor(suspendedTenant))).rawKey;
+    const before = await scrape();
+    const scan = await createScan(ctx.app, suspendedKey, {
+      scanType: 'nmap',
+      target: SCAN_ADDRESS,
+      priority: 'low',
+    });
+    await engine.waitFor(scan.id);
+    const admin = await tokenFor(randomUUID(), { admin: true, subject: 'root' });
+    const suspend = await ctx.app.request(`/api/v1/admin/tenants/${suspendedTenant}/suspend`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(suspend.status, suspend.text).toBe(200);
+    // The worker's run ends on the cancel notification and stores what it has; it counts nothing.
+    await until(
+      async () => engine.held.has(scan.id),
+      (stillHeld) => !stillHeld,
+    );
+    const after = await scrapeUntil((families) => value(families, 'rampart_scans_running') === 0);
+    const failed = (families: Families) =>
+      value(families, 'rampart_scans_finished_total', {
+        engine: 'nmap',
+        priority: 'low',
+        outcome: 'failed',
+      });
+    expect(failed(after) - failed(before)).toBe(1);
+  });
 });
 
 describe('METRICS_TOKEN, and one reporter of the queue gauges', () => {

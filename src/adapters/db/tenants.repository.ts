@@ -62,11 +62,10 @@ export function createTenantStore(db: Kysely<Database>): TenantStore {
           return null;
         }
         if (status === 'suspended') {
-          await stopTenantScans(trx, id);
-        } else {
-          await notify(trx, QUEUE_CHANNEL);
+          return { tenant: toTenant(row), stopped: await stopTenantScans(trx, id) };
         }
-        return toTenant(row);
+        await notify(trx, QUEUE_CHANNEL);
+        return { tenant: toTenant(row), stopped: [] };
       });
     },
     async setQuota(id, monthlyScanQuota) {

@@ -12,6 +12,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import { SUSPENDED } from '../../domain/scans/status-machine.js';
+import type { StoppedScan } from '../../use-cases/ports/tenants.js';
 import { CANCEL_CHANNEL, type Db } from '../db/scan-rows.js';
 import { moveCtes } from './scan-moves.js';
 
@@ -20,13 +21,17 @@ const STOP_SQL = `with ${moveCtes('stopped', 'fail', {
   only: ['running'],
   where: ['scans.tenant_id = $1::uuid', 'scans.lease_owner is not null'],
   returns: 'event',
+  extra: ['scans.priority'],
 })}
-  select id, pg_notify('${CANCEL_CHANNEL}', id::text) from stopped`;
+  select scan_type, priority, pg_notify('${CANCEL_CHANNEL}', id::text) from stopped`;
 
-/** Fails the tenant's running scans with TENANT_SUSPENDED and tells their workers; how many. */
-export async function stopTenantScans(db: Db, tenantId: string): Promise<number> {
-  const result = await db.executeQuery(
+/**
+ * Fails the tenant's running scans with TENANT_SUSPENDED and tells their workers; the engine and
+ * priority of each (for the metrics).
+ */
+export async function stopTenantScans(db: Db, tenantId: string): Promise<StoppedScan[]> {
+  const result = await db.executeQuery<{ scan_type: string; priority: string }>(
     CompiledQuery.raw(STOP_SQL, [tenantId, SUSPENDED.code, SUSPENDED.message]),
   );
-  return result.rows.length;
+  return result.rows.map((row) => ({ engine: row.scan_type, priority: row.priority }));
 }

@@ -9,12 +9,24 @@ export interface Tenant {
   readonly maxRunningScans: number | null;
 }
 
+/** A running scan a suspension failed: its engine and priority. */
+export interface StoppedScan {
+  readonly engine: string;
+  readonly priority: string;
+}
+
 export interface TenantStore {
   /** Returns the tenant, creating it (active, with this quota) the first time it is named. */
   ensure(id: string, monthlyScanQuota: number): Promise<Tenant>;
   get(id: string): Promise<Tenant | null>;
-  /** Suspending also stops the tenant's running scans (they fail with TENANT_SUSPENDED). */
-  setStatus(id: string, status: Tenant['status']): Promise<Tenant | null>;
+  /**
+   * Suspending also stops the tenant's running scans (they fail with TENANT_SUSPENDED): `stopped`
+   * names them.
+   */
+  setStatus(
+    id: string,
+    status: Tenant['status'],
+  ): Promise<{ readonly tenant: Tenant; readonly stopped: readonly StoppedScan[] } | null>;
   setQuota(id: string, monthlyScanQuota: number): Promise<Tenant | null>;
   /** null: back to the service default. */
   setMaxRunningScans(id: string, maxRunningScans: number | null): Promise<Tenant | null>;

@@ -1,4 +1,5 @@
 import { ApiError } from '../../domain/errors.js';
+import type { ServiceMetrics } from '../ports/metrics.js';
 import type { Tenant, TenantStore } from '../ports/tenants.js';
 
 /**
@@ -6,15 +7,18 @@ import type { Tenant, TenantStore } from '../ports/tenants.js';
  * tenant's running scans (failed, TENANT_SUSPENDED); its queued scans wait until it is reinstated.
  */
 export async function setTenantStatus(
-  tenants: TenantStore,
+  deps: { readonly tenants: TenantStore; readonly metrics: Pick<ServiceMetrics, 'scanFinished'> },
   tenantId: string,
   status: Tenant['status'],
 ): Promise<Tenant> {
-  const tenant = await tenants.setStatus(tenantId, status);
-  if (!tenant) {
+  const changed = await deps.tenants.setStatus(tenantId, status);
+  if (!changed) {
     throw new ApiError('TENANT_NOT_FOUND');
   }
-  return tenant;
+  for (const scan of changed.stopped) {
+    deps.metrics.scanFinished(scan.engine, scan.priority, 'failed', null);
+  }
+  return changed.tenant;
 }
 
 /** Sets a tenant's monthly scan quota (admin); 0 stops new scans. */

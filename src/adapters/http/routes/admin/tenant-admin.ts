@@ -35,7 +35,7 @@ export function registerTenantSuspension(app: FastifyInstance, deps: AppDeps): v
       },
       async (request) => {
         const status = action === 'suspend' ? 'suspended' : 'active';
-        const tenant = await setTenantStatus(deps.tenants, request.params.tenantId, status);
+        const tenant = await setTenantStatus(deps, request.params.tenantId, status);
         return { success: true, data: { tenant } };
       },
     );
