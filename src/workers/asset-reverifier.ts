@@ -8,14 +8,11 @@
  */
 import { reverifyDueAssets, type VerifyDeps } from '../use-cases/assets/verify-asset.js';
 import type { OutageLog } from './outage-log.js';
+import { type PeriodicRound, startPeriodicRound } from './periodic-round.js';
 
 const BATCH = 20;
 
-export interface AssetReverifier {
-  /** One round now (tests); resolves with how many assets were checked. */
-  runOnce(): Promise<number>;
-  stop(): Promise<void>;
-}
+export type AssetReverifier = PeriodicRound<number>;
 
 export function startAssetReverifier(
   deps: VerifyDeps & { readonly intervalMs: number },
@@ -25,43 +22,23 @@ export function startAssetReverifier(
     readonly enabled: boolean;
   },
 ): AssetReverifier {
-  let running: Promise<number> = Promise.resolve(0);
-  let stopped = false;
-  const round = async (): Promise<number> => {
-    let total = 0;
-    for (;;) {
-      const checked = await reverifyDueAssets(deps, BATCH);
-      total += checked;
-      if (checked < BATCH || stopped) {
-        return total;
+  return startPeriodicRound({
+    // Resolves with how many assets were checked.
+    async round(stopped) {
+      let total = 0;
+      for (;;) {
+        const checked = await reverifyDueAssets(deps, BATCH);
+        total += checked;
+        if (checked < BATCH || stopped()) {
+          return total;
+        }
       }
-    }
-  };
-  const runOnce = () => {
-    running = running.then(round, round);
-    return running;
-  };
-  const timer = options.enabled
-    ? setInterval(() => {
-        const began = options.outage.begin();
-        runOnce().then(
-          () => options.outage.succeeded(),
-          (error: unknown) =>
-            options.outage.failed(error, began, 'verifying assets again', {
-              component: 'asset-reverifier',
-            }),
-        );
-      }, options.pollMs)
-    : null;
-  timer?.unref();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer !== null) {
-        clearInterval(timer);
-      }
-      await running.catch(() => undefined);
     },
-  };
+    initial: 0,
+    intervalMs: options.pollMs,
+    enabled: options.enabled,
+    outage: options.outage,
+    what: 'verifying assets again',
+    component: 'asset-reverifier',
+  });
 }

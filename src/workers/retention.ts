@@ -21,6 +21,7 @@ import type { RetentionConfig } from '../config/load-config.js';
 import type { Clock } from '../use-cases/ports/common.js';
 import type { RetentionTable, ServiceMetrics } from '../use-cases/ports/metrics.js';
 import type { OutageLog } from './outage-log.js';
+import { type PeriodicRound, startPeriodicRound } from './periodic-round.js';
 
 export const RETENTION_LOCK = 'rampart-retention';
 
@@ -58,11 +59,7 @@ export interface RetentionRound {
   readonly deleted: Readonly<Record<RetentionTable, number>>;
 }
 
-export interface Retention {
-  /** One round now (tests; rounds never overlap). */
-  runOnce(): Promise<RetentionRound>;
-  stop(): Promise<void>;
-}
+export type Retention = PeriodicRound<RetentionRound>;
 
 export function startRetention(deps: {
   readonly database: DatabaseHandle;
@@ -73,64 +70,42 @@ export function startRetention(deps: {
 }): Retention {
   const { database, config, metrics } = deps;
   const clock = deps.clock ?? { now: () => new Date() };
-  let stopped = false;
-  let running: Promise<RetentionRound> = Promise.resolve(emptyRound(false));
-
-  const round = async (): Promise<RetentionRound> => {
-    const deleted = emptyRound(true).deleted;
-    const plan = retentionPlan(config, clock.now());
-    for (const step of plan) {
-      for (;;) {
-        if (stopped) {
-          return { held: true, deleted };
-        }
-        if (!(await database.holdsLock(RETENTION_LOCK))) {
-          return { held: false, deleted };
-        }
-        const batch = await PRUNERS[step.what](database.db, step.before, config.batchSize);
-        for (const [table, rows] of Object.entries(batch.deleted) as [RetentionTable, number][]) {
-          if (rows > 0) {
-            deleted[table] += rows;
-            metrics.rowsPruned(table, rows);
+  return startPeriodicRound({
+    async round(stopped) {
+      const deleted = emptyRound(true).deleted;
+      const plan = retentionPlan(config, clock.now());
+      for (const step of plan) {
+        for (;;) {
+          if (stopped()) {
+            return { held: true, deleted };
+          }
+          if (!(await database.holdsLock(RETENTION_LOCK))) {
+            return { held: false, deleted };
+          }
+          const batch = await PRUNERS[step.what](database.db, step.before, config.batchSize);
+          for (const [table, rows] of Object.entries(batch.deleted) as [RetentionTable, number][]) {
+            if (rows > 0) {
+              deleted[table] += rows;
+              metrics.rowsPruned(table, rows);
+            }
+          }
+          if (!batch.more) {
+            break;
           }
         }
-        if (!batch.more) {
-          break;
-        }
       }
-    }
-    return { held: true, deleted };
-  };
-  const runOnce = () => {
-    running = running.then(round, round);
-    return running;
-  };
-  const enabled = retentionPlan(config, new Date()).length > 0;
-  const timer = enabled
-    ? setInterval(() => {
-        const began = deps.outage.begin();
-        runOnce().then(
-          // Not holding the lock says nothing about the database (holdsLock answers false while
-          // it is away too): only a round that ran its deletes ends an outage.
-          (done) => (done.held ? deps.outage.succeeded() : undefined),
-          (error: unknown) =>
-            deps.outage.failed(error, began, 'deleting old rows (retention)', {
-              component: 'retention',
-            }),
-        );
-      }, config.intervalMs)
-    : null;
-  timer?.unref();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer !== null) {
-        clearInterval(timer);
-      }
-      await running.catch(() => undefined);
+      return { held: true, deleted };
     },
-  };
+    initial: emptyRound(false),
+    intervalMs: config.intervalMs,
+    enabled: retentionPlan(config, new Date()).length > 0,
+    outage: deps.outage,
+    what: 'deleting old rows (retention)',
+    component: 'retention',
+    // Not holding the lock says nothing about the database (holdsLock answers false while it is
+    // away too): only a round that ran its deletes ends an outage.
+    answered: (done) => done.held,
+  });
 }
 
 function emptyRound(held: boolean): { held: boolean; deleted: Record<RetentionTable, number> } {

@@ -1,0 +1,64 @@
+/**
+ * A background loop of a process: every `intervalMs` one round, never two at once (a round asked
+ * for while one runs follows it), its database failures reported to the process's outage log (an
+ * outage is said once, and the next round tries again). `runOnce()` runs a round now (tests);
+ * `stop()` lets the round under way see `stopped()` and waits for it. The asset re-verifier and
+ * retention run on it.
+ */
+import type { OutageLog } from './outage-log.js';
+
+export interface PeriodicRound<T> {
+  /** A round now, after the one under way; resolves with its result. */
+  runOnce(): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export function startPeriodicRound<T>(options: {
+  /** One round; `stopped()` turns true when the loop stops, so a long round can end early. */
+  readonly round: (stopped: () => boolean) => Promise<T>;
+  /** What `runOnce` chains on before the first round. */
+  readonly initial: T;
+  readonly intervalMs: number;
+  /** false: no timer (rounds run only through runOnce). */
+  readonly enabled: boolean;
+  readonly outage: OutageLog;
+  /** What a failed round was doing, and the component, as the outage log says them. */
+  readonly what: string;
+  readonly component: string;
+  /** Whether a round's result shows the database answered (default: every result does). */
+  readonly answered?: (result: T) => boolean;
+}): PeriodicRound<T> {
+  const { outage } = options;
+  let stopped = false;
+  let running: Promise<T> = Promise.resolve(options.initial);
+  const round = () => options.round(() => stopped);
+  const runOnce = () => {
+    running = running.then(round, round);
+    return running;
+  };
+  const timer = options.enabled
+    ? setInterval(() => {
+        const began = outage.begin();
+        runOnce().then(
+          (result) => {
+            if (options.answered?.(result) ?? true) {
+              outage.succeeded();
+            }
+          },
+          (error: unknown) =>
+            outage.failed(error, began, options.what, { component: options.component }),
+        );
+      }, options.intervalMs)
+    : null;
+  timer?.unref();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer !== null) {
+        clearInterval(timer);
+      }
+      await running.catch(() => undefined);
+    },
+  };
+}
