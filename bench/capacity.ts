@@ -32,12 +32,12 @@ import { claimDeliveries } from '../src/adapters/queue/claim-deliveries.js';
 import { type ClaimRequest, claimScans } from '../src/adapters/queue/claim-scans.js';
 import { finishScan } from '../src/adapters/queue/finish-scan.js';
 import { recordAttempt } from '../src/adapters/queue/record-attempt.js';
-import type { DraftFinding } from '../src/domain/findings/finding.js';
 import { finalizeFindings } from '../src/domain/findings/fingerprint.js';
 import { emptySummary, riskScore, summarizeFindings } from '../src/domain/findings/summary.js';
 import { priorityRank } from '../src/domain/scans/priority.js';
 import { DATABASE_URL, withSchema } from './support/database.js';
 import { waitForHttp } from './support/http.js';
+import { openPortFindings } from './support/scans.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
@@ -264,21 +264,8 @@ async function benchApiCpu(): Promise<{ idle: number; routes: ApiCpu[] }> {
   });
 }
 
-/** Ten findings of one host, as an nmap run reports open ports. */
-const TEN_FINDINGS: readonly DraftFinding[] = Array.from({ length: 10 }, (_, i) => ({
-  ruleId: 'open-port',
-  title: `Open port ${8000 + i}/tcp (http)`,
-  severity: 'info',
-  toolSeverity: null,
-  category: 'open-port',
-  location: { host: '203.0.113.10', port: 8000 + i, protocol: 'tcp', url: null },
-  identifiers: { cve: [], cwe: [] },
-  description: 'nginx 1.22.1',
-  evidence: null,
-  remediation: null,
-  references: [],
-  raw: { portid: String(8000 + i) },
-}));
+/** Open ports of one host, as an nmap run reports them. */
+const TEN_FINDINGS = openPortFindings(10);
 
 /** Sums the backend's CPU and the wall time of each call of `op`, per call. */
 function opTimer(backendPid: number) {

@@ -34,6 +34,7 @@ import type { LatencyFigures } from './support/latency.js';
 import {
   createBenchKey,
   createToRunning,
+  openPortFindings,
   seedQueuedScans,
   startBenchApp,
 } from './support/scans.js';
@@ -92,24 +93,8 @@ export function benchClaims(): Promise<{ scansPerSecond: number; scans: number }
   return benchWorkers(CLAIM_SCANS, []);
 }
 
-/** 30 open ports of one host, as an nmap run would report them. */
-const PORT_FINDINGS: readonly DraftFinding[] = Array.from(
-  { length: FINDINGS_PER_SCAN },
-  (_, i) => ({
-    ruleId: 'open-port',
-    title: `Open port ${8000 + i}/tcp (http)`,
-    severity: 'info',
-    toolSeverity: null,
-    category: 'open-port',
-    location: { host: '203.0.113.10', port: 8000 + i, protocol: 'tcp', url: null },
-    identifiers: { cve: [], cwe: [] },
-    description: 'nginx 1.22.1',
-    evidence: null,
-    remediation: null,
-    references: [],
-    raw: { portid: String(8000 + i) },
-  }),
-);
+/** Open ports of one host, as an nmap run reports them. */
+const PORT_FINDINGS = openPortFindings(FINDINGS_PER_SCAN);
 
 export function benchFindingScans(): Promise<{ scansPerSecond: number; scans: number }> {
   return benchWorkers(FINDING_SCANS, PORT_FINDINGS);

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import type { DatabaseHandle } from '../../src/adapters/db/connect.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import type { DraftFinding } from '../../src/domain/findings/finding.js';
 import { type Priority, priorityRank } from '../../src/domain/scans/priority.js';
 import { composeApp } from '../../src/main/compose.js';
 import type { EngineRunner } from '../../src/use-cases/ports/engine-runs.js';
@@ -115,4 +116,22 @@ export function createToRunning(): CreateToRunning {
       return latencyFigures(latencies);
     },
   };
+}
+
+/** `count` open ports of one host, as an nmap run reports them (the benches' finding rows). */
+export function openPortFindings(count: number): DraftFinding[] {
+  return Array.from({ length: count }, (_, i) => ({
+    ruleId: 'open-port',
+    title: `Open port ${8000 + i}/tcp (http)`,
+    severity: 'info',
+    toolSeverity: null,
+    category: 'open-port',
+    location: { host: '203.0.113.10', port: 8000 + i, protocol: 'tcp', url: null },
+    identifiers: { cve: [], cwe: [] },
+    description: 'nginx 1.22.1',
+    evidence: null,
+    remediation: null,
+    references: [],
+    raw: { portid: String(8000 + i) },
+  }));
 }
