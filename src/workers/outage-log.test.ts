@@ -48,8 +48,8 @@ describe('the outage log', () => {
       expect(outage.failed(terminated(), outage.begin(), 'webhook dispatch')).toBe(true);
     }
     now += 200;
-    outage.succeeded();
-    outage.succeeded();
+    outage.succeeded(outage.begin());
+    outage.succeeded(outage.begin());
     expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
       { level: 40, msg: 'database unreachable' },
       { level: 30, msg: 'database reachable again' },
@@ -70,7 +70,7 @@ describe('the outage log', () => {
     for (let outages = 0; outages < 3; outages += 1) {
       outage.failed(terminated(), outage.begin(), 'heartbeat');
       outage.failed(terminated(), outage.begin(), 'heartbeat');
-      outage.succeeded();
+      outage.succeeded(outage.begin());
     }
     expect(lines.map((line) => line.msg)).toEqual([
       'database unreachable',
@@ -91,7 +91,7 @@ describe('the outage log', () => {
     expect(outage.failed(new TypeError('x is undefined'), outage.begin(), 'housekeeping')).toBe(
       false,
     );
-    outage.succeeded();
+    outage.succeeded(outage.begin());
     expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
       { level: 50, msg: 'storing the end of a scan failed' },
       { level: 50, msg: 'housekeeping failed' },
@@ -105,7 +105,7 @@ describe('the outage log', () => {
     outage.failed(refused(), outage.begin(), 'claiming scans');
     outage.failed(constraint(), outage.begin(), 'storing the end of a scan');
     outage.failed(refused(), outage.begin(), 'claiming scans');
-    outage.succeeded();
+    outage.succeeded(outage.begin());
     expect(lines.map((line) => line.msg)).toEqual([
       'database unreachable',
       'storing the end of a scan failed',
@@ -128,14 +128,14 @@ describe('the outage log', () => {
     let now = 0;
     const outage = createOutageLog(logger, () => now);
     expect(outage.reachableForMs()).toBe(Number.POSITIVE_INFINITY);
-    outage.succeeded();
+    outage.succeeded(outage.begin());
     expect(outage.reachableForMs()).toBe(Number.POSITIVE_INFINITY);
     outage.failed(refused(), outage.begin(), 'housekeeping');
     now = 5_000;
     expect(outage.reachableForMs()).toBe(0);
-    outage.succeeded();
+    outage.succeeded(outage.begin());
     now = 6_500;
-    outage.succeeded();
+    outage.succeeded(outage.begin());
     expect(outage.reachableForMs()).toBe(1_500);
     // A real error is no outage.
     outage.failed(constraint(), outage.begin(), 'housekeeping');
@@ -154,6 +154,22 @@ describe('the outage log', () => {
     expect(lines.filter((line) => line.msg === 'database unreachable')).toHaveLength(1);
   });
 
+  it('does not end an outage on a success of a call begun before it was seen', () => {
+    const { lines, logger } = capture();
+    const outage = createOutageLog(logger);
+    // Its answer came just before the cut, and is reported just after the first failure.
+    const progress = outage.begin();
+    outage.failed(refused(), outage.begin(), 'storing the end of a scan');
+    outage.succeeded(progress);
+    expect(outage.reachableForMs()).toBe(0);
+    outage.failed(terminated(), outage.begin(), 'heartbeat');
+    outage.succeeded(outage.begin());
+    expect(lines.map((line) => line.msg)).toEqual([
+      'database unreachable',
+      'database reachable again',
+    ]);
+  });
+
   it('takes a failure of a call begun before the database last answered as the ended outage', () => {
     const { lines, logger } = capture();
     let now = 0;
@@ -162,7 +178,7 @@ describe('the outage log', () => {
     outage.failed(refused(), outage.begin(), 'storing the end of a scan');
     const claim = outage.begin();
     now = 1_000;
-    outage.succeeded();
+    outage.succeeded(claim);
     now = 1_400;
     // Begun during the outage, their failures arrive after the first success: no new outage.
     expect(outage.failed(terminated(), heartbeat, 'heartbeat')).toBe(true);

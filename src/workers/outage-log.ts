@@ -9,10 +9,12 @@
  * - the first success after that logs `database reachable again` (info) with how long it was away;
  * - any other failure is a real one and is logged as an error, with its stack, every time.
  *
- * A call reports its failure with the mark it took when it began (begin()): a failure of a call
- * that began before the database last answered belongs to the outage that answer ended (under
- * load, a call cut by the outage can report after a call begun later has already succeeded), so it
- * neither logs nor starts a new outage.
+ * A call reports its end with the mark it took when it began (begin()). A failure of a call that
+ * began before the database last answered belongs to the outage that answer ended (under load, a
+ * call cut by the outage can report after a call begun later has already succeeded), so it neither
+ * logs nor starts a new outage. Likewise a success of a call that began before the outage under
+ * way was seen says nothing of the database now (its answer may have come just before the cut and
+ * been reported just after), so it does not end that outage: one outage, one line each way.
  *
  * The loops keep their own cadence and retry by themselves; this decides what is said, and tells
  * housekeeping how long the database has been back (reachableForMs). Every loop of a process that
@@ -26,6 +28,8 @@ import { isDatabaseUnavailable } from '../adapters/db/database-errors.js';
 /** When a database call began, as the outage log counts time: by the recoveries seen so far. */
 export interface OutageMark {
   readonly recoveries: number;
+  /** Outages seen so far (the one under way included). */
+  readonly outages: number;
 }
 
 export interface OutageLog {
@@ -42,8 +46,11 @@ export interface OutageLog {
     what: string,
     fields?: Readonly<Record<string, unknown>>,
   ): boolean;
-  /** A database call succeeded: an outage under way is over. */
-  succeeded(): void;
+  /**
+   * A database call begun at `began` succeeded: an outage under way is over, unless it was seen
+   * only after the call began.
+   */
+  succeeded(began: OutageMark): void;
   /**
    * How long the database has answered without interruption, as this process saw it: 0 while it
    * is away, Infinity when it never was.
@@ -56,9 +63,10 @@ export function createOutageLog(logger: Logger, now: () => number = Date.now): O
   let awaySince: number | null = null;
   let backSince: number | null = null;
   let recoveries = 0;
+  let outages = 0;
   return {
     begin() {
-      return { recoveries };
+      return { recoveries, outages };
     },
     failed(error, began, what, fields = {}) {
       if (!isDatabaseUnavailable(error)) {
@@ -71,12 +79,13 @@ export function createOutageLog(logger: Logger, now: () => number = Date.now): O
       }
       if (awaySince === null) {
         awaySince = now();
+        outages += 1;
         logger.warn({ ...fields, during: what, ...errorFacts(error) }, 'database unreachable');
       }
       return true;
     },
-    succeeded() {
-      if (awaySince !== null) {
+    succeeded(began) {
+      if (awaySince !== null && began.outages === outages) {
         backSince = now();
         const awayMs = backSince - awaySince;
         awaySince = null;

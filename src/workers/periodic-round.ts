@@ -42,7 +42,7 @@ export function startPeriodicRound<T>(options: {
         runOnce().then(
           (result) => {
             if (options.answered?.(result) ?? true) {
-              outage.succeeded();
+              outage.succeeded(began);
             }
           },
           (error: unknown) =>

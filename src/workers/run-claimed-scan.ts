@@ -105,7 +105,7 @@ function progressWriter(context: ScanRunContext, scan: ScanRecord): (percent: nu
         scan.parentScanId === null ? undefined : parents.childProgressed(scan.parentScanId),
       )
       .then(
-        () => outage.succeeded(),
+        () => outage.succeeded(began),
         (error: unknown) => outage.failed(error, began, 'recording progress', { scanId: scan.id }),
       );
   };
@@ -150,7 +150,7 @@ async function runAndRecord(
   if (parentId !== null) {
     const began = outage.begin();
     await parents.childStarted(parentId).then(
-      () => outage.succeeded(),
+      () => outage.succeeded(began),
       (error: unknown) =>
         outage.failed(error, began, 'starting the parent scan', { scanId: parentId }),
     );
@@ -193,7 +193,7 @@ async function runAndRecord(
   if (parentId !== null) {
     const began = outage.begin();
     await parents.childEnded(parentId).then(
-      () => outage.succeeded(),
+      () => outage.succeeded(began),
       (error: unknown) =>
         outage.failed(error, began, 'collecting the parent scan', { scanId: parentId }),
     );
@@ -281,7 +281,7 @@ async function storeWhileUnavailable(
     const began = outage.begin();
     try {
       const end = await finishScan(database, workerId, scanId, ending, results, next);
-      outage.succeeded();
+      outage.succeeded(began);
       countStoredEnd(context.metrics, run, end.outcome, ending, results);
       return end;
     } catch (error) {

@@ -162,7 +162,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
         const scans = await claimScans(database, id, claimOf(free));
         claimFailure = null;
-        outage.succeeded();
+        outage.succeeded(began);
         for (const scan of scans) {
           execute(scan);
         }
@@ -257,7 +257,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         }
       }
       await touchWorker(db, id);
-      outage.succeeded();
+      outage.succeeded(began);
     } catch (error) {
       // During an outage the leases are not renewed; the first beat after it renews them (other
       // workers cut off the same way hold off reclaiming for a lease: housekeeping).
@@ -313,7 +313,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         log.info({ expired }, 'accepted risks expired');
       }
       await pruneWorkers(db, 10 * 60_000);
-      outage.succeeded();
+      outage.succeeded(began);
     } catch (error) {
       outage.failed(error, began, 'housekeeping', { worker: id });
     }

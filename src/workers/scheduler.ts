@@ -33,7 +33,7 @@ export function startScheduler(options: {
     try {
       for (;;) {
         const claimed = await options.claim();
-        outage.succeeded();
+        outage.succeeded(began);
         total += claimed;
         if (claimed < options.batchSize || stopped) {
           return total;

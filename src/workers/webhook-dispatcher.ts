@@ -110,7 +110,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         );
         const free = concurrency - inFlight.size;
         const claimed = await claimDeliveries(db, free, leaseMs, tenantMaxInFlight);
-        outage.succeeded();
+        outage.succeeded(began);
         for (const delivery of claimed) {
           send(delivery);
         }
@@ -142,7 +142,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       });
       began = outage.begin();
       const recorded = await recordAttempt(db, delivery, outcome, options.retryDelaysMs);
-      outage.succeeded();
+      outage.succeeded(began);
       const { metrics } = options;
       metrics.webhookAttempted(delivery.event, outcome.success, outcome.responseTimeMs / 1000);
       if (recorded.ended !== null) {

@@ -152,6 +152,36 @@ describe('a pooled connection whose statement timed out on a silent path', () =>
   });
 });
 
+describe('a transaction whose statement timed out on a silent path', () => {
+  it('fails within one read timeout: its rollback does not wait behind that statement', async () => {
+    const handle = database.connect({ timeouts: TIMEOUTS, poolSize: 1 });
+    let started = 0;
+    const failure = await handle.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        database.proxy.freeze();
+        started = performance.now();
+        await sql`select 2`.execute(trx);
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      )
+      .finally(() => database.proxy.thaw());
+    const ms = performance.now() - started;
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    expect(fromDatabaseError(failure)?.status).toBe(503);
+    // One read timeout (the statement's), not two (the ROLLBACK's after it on the same connection).
+    expect(ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+    expect(ms).toBeLessThan(READ_TIMEOUT_MS + 1_000);
+    // The pool replaced the connection: the next call is served.
+    expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([
+      { one: 1 },
+    ]);
+  });
+});
+
 describe('a call that waits for a pooled connection while every one is held', () => {
   it('gives up after the connect timeout as an outage (503), and the pool serves again', async () => {
     const handle = database.connect({ timeouts: TIMEOUTS, poolSize: 1 });

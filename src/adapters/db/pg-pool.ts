@@ -136,23 +136,32 @@ export async function poolQuery(
   }
 }
 
+/** A statement refused on a client an earlier one found unavailable (its cause: that error). */
+const ABANDONED_MESSAGE =
+  'Connection terminated: an earlier statement found the database unavailable';
+
 /**
  * The pool as Kysely's PostgresDialect takes it. Kysely hands clients back with `release()`, which
  * keeps them; but a client whose call timed out on the client side still has that statement in
  * flight (`pg` leaves it on the connection), and the next borrower would queue behind it on a path
- * that may be dead. A client that met an unavailability error is therefore destroyed on release.
+ * that may be dead. A client that met an unavailability error is therefore destroyed on release,
+ * and refuses any further statement at once: a transaction's ROLLBACK after its statement timed
+ * out would otherwise wait a second read timeout behind that statement before the caller hears.
  */
 export function poolForKysely(pool: pg.Pool, readTimeoutMs: number): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let broken = false;
+      let brokenBy: { cause: unknown } | undefined;
       const query = async (sql: string, parameters: readonly unknown[]) => {
+        if (brokenBy !== undefined) {
+          throw new Error(ABANDONED_MESSAGE, brokenBy);
+        }
         try {
           return await queryWithin(client, { text: sql, values: [...parameters] }, readTimeoutMs);
         } catch (error) {
           if (isDatabaseUnavailable(error)) {
-            broken = true;
+            brokenBy = { cause: error };
           }
           if (error instanceof Error) {
             // What `pg`'s promise form does: a stack that leads back to the caller, not to the
@@ -166,7 +175,7 @@ export function poolForKysely(pool: pg.Pool, readTimeoutMs: number): PostgresPoo
         // Only the (sql, parameters) form, which is what `pg`'s own client answers (Kysely's type
         // also has a cursor form, unused: the dialect is built without a cursor class).
         query: query as unknown as PostgresPoolClient['query'],
-        release: () => client.release(broken || undefined),
+        release: () => client.release(brokenBy !== undefined || undefined),
       };
     },
     end: () => pool.end(),
