@@ -5,7 +5,8 @@
 # test/deploy-files.test.ts checks this file against the code instead.
 
 # --- build: compiles the TypeScript (npm run build: tsc -p tsconfig.build.json into dist/, and
-# tsconfig.client.json for the typed client's declarations), then
+# tsconfig.client.json for the typed client's declarations, and the dashboard from web/ into
+# dist/app with Vite), then
 # drops the dev dependencies so that the runtime stages copy production node_modules only.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -13,6 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.client.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime: what both images share.

@@ -18,7 +18,7 @@
  *     of the round trips, which adds the local network hop and this process's driver, and any
  *     wait for the CPU on a loaded machine. pg_stat_statements is not installed here.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -35,8 +35,8 @@ import { recordAttempt } from '../src/adapters/queue/record-attempt.js';
 import { finalizeFindings } from '../src/domain/findings/fingerprint.js';
 import { emptySummary, riskScore, summarizeFindings } from '../src/domain/findings/summary.js';
 import { priorityRank } from '../src/domain/scans/priority.js';
-import { DATABASE_URL, withSchema } from './support/database.js';
-import { waitForHttp } from './support/http.js';
+import { DATABASE_URL, schemaUrl, withSchema } from './support/database.js';
+import { startBuiltServer } from './support/http.js';
 import { openPortFindings } from './support/scans.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -183,26 +183,17 @@ async function measureRoute(
 
 async function benchApiCpu(): Promise<{ idle: number; routes: ApiCpu[] }> {
   return withSchema(async (schema) => {
-    const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const server: ChildProcess = spawn(process.execPath, ['dist/main/server.js'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: String(PORT),
-        DATABASE_URL: url,
-        JWT_SECRET: SECRET,
-        LOG_LEVEL: 'warn',
-        // API only: the created scans stay queued.
-        WORKERS: '0',
-        DEFAULT_MONTHLY_SCAN_QUOTA: '10000000',
-        TENANT_TOKEN_REQUESTS_PER_MINUTE: '1000000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    const server = await startBuiltServer({
+      root: ROOT,
+      port: PORT,
+      schema,
+      jwtSecret: SECRET,
+      env: { DEFAULT_MONTHLY_SCAN_QUOTA: '10000000', TENANT_TOKEN_REQUESTS_PER_MINUTE: '1000000' },
+      stdout: 'ignore',
     });
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: schemaUrl(schema) });
     try {
       const base = `http://127.0.0.1:${PORT}`;
-      await waitForHttp(`${base}/readyz`, server);
       await admin.connect();
       // A stand-by worker row answers the "no worker runs this engine" check (as bench/run.ts).
       await admin.query(

@@ -35,6 +35,8 @@
  * has created its scans, target < 15 s, and none twice (bench/schedules.ts).
  * Then (issue 25): the capacity model's figures: an API process's CPU per authenticated request
  * and per scan create, PostgreSQL's time per claim, finish and delivery (bench/capacity.ts).
+ * Then (issue 26): the dashboard's JavaScript, gzipped, target < 150 KB, and the time to its
+ * scan list of 1,000 scans painted in headless Chromium, target < 1 s (bench/dashboard.ts).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -50,6 +52,7 @@ import {
   type InstructionResult,
   reportCorrelationInstructions,
 } from './correlation-instructions.js';
+import { benchDashboard, reportDashboard } from './dashboard.js';
 import { benchFairClaims, describeFairClaims } from './fair-claims.js';
 import { benchFairDeliveries, describeFairDeliveries } from './fair-deliveries.js';
 import { benchIssues, reportIssues } from './issues.js';
@@ -271,6 +274,9 @@ async function main() {
     );
     const capacity = await benchCapacity();
     reportCapacity(capacity);
+    console.log('\nIssue 26: the dashboard, its size and its scan list of 1,000 scans…');
+    const dashboard = await benchDashboard();
+    reportDashboard(dashboard);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench/results/latest.json'),
@@ -290,6 +296,7 @@ async function main() {
           issues,
           schedules,
           capacity,
+          dashboard,
         },
         null,
         2,

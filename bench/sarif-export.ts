@@ -9,18 +9,17 @@
  * Run alone: `npm run build && npx tsx bench/sarif-export.ts` (BENCH_FINDINGS to change the count;
  * BENCH_SCHEMA to reuse a schema's rows, BENCH_KEEP_SCHEMA=1 to keep it).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signToken } from '../src/adapters/auth-tokens/jwt.js';
-import { waitForHttp } from './support/http.js';
+import { DATABASE_URL } from './support/database.js';
+import { startBuiltServer } from './support/http.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const SERVER_ROOT = process.env.BENCH_SERVER_ROOT ?? ROOT;
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 100_000);
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const PORT = 3920;
@@ -116,22 +115,8 @@ async function exportOnce(
   };
 }
 
-async function startServer(schema: string, flags: readonly string[] = []): Promise<ChildProcess> {
-  const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  const child = spawn(process.execPath, [...flags, join(SERVER_ROOT, 'dist/main/server.js')], {
-    cwd: SERVER_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(PORT),
-      JWT_SECRET: SECRET,
-      LOG_LEVEL: 'warn',
-      WORKERS: '0',
-      DATABASE_URL: url,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  await waitForHttp(`http://127.0.0.1:${PORT}/readyz`, child);
-  return child;
+function startServer(schema: string, nodeFlags: readonly string[] = []): Promise<ChildProcess> {
+  return startBuiltServer({ root: SERVER_ROOT, port: PORT, schema, jwtSecret: SECRET, nodeFlags });
 }
 
 /** Seeds (or reuses) a schema, starts the server, exports SARIF then CSV, each in a fresh server. */

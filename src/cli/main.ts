@@ -1,10 +1,11 @@
 /**
  * The `rampart` command (commander). Over HTTP, through the typed client and a stored profile:
- * login, scan, scans, results, keys, usage, webhooks, templates, assets, schedules, issues. On
- * this machine's configuration: token, migrate. Exit codes: 0 success, 1 error, 2 usage, 3
- * `scan --wait --fail-on` found a finding at or above the severity (runner.ts).
+ * login, scan, scans, results, engines, keys, usage, webhooks, templates, assets, schedules,
+ * issues, admin. On this machine's configuration: token, migrate. Exit codes: 0 success, 1 error,
+ * 2 usage, 3 `scan --wait --fail-on` found a finding at or above the severity (runner.ts).
  */
 import { Command, type CommanderError } from 'commander';
+import { packageVersion } from '../config/package-version.js';
 import { registerLocal } from './commands/local.js';
 import { registerLogin } from './commands/login.js';
 import { registerResources } from './commands/resources.js';
@@ -22,6 +23,7 @@ function exitOf(error: CommanderError): never {
 export function buildProgram(): Command {
   const program = new Command('rampart')
     .description('Rampart, the multi-tenant security scanning service, from the command line')
+    .version(packageVersion(), '-V, --version', "print rampart's version")
     .option('--profile <name>', 'the stored profile to use', 'default')
     .option('--json', "print the API's data as JSON (for scripts)")
     .showHelpAfterError('(rampart <command> --help for usage)')

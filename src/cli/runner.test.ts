@@ -1,6 +1,8 @@
+import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { capOrDefault } from './commands/admin.js';
 import { findingsAtOrAbove } from './commands/scans.js';
-import { CliError, parseKeyValues, table } from './runner.js';
+import { CliError, integer, parseKeyValues, table } from './runner.js';
 
 describe('parseKeyValues', () => {
   it('keeps key=value a string and parses key:=json', () => {
@@ -38,5 +40,23 @@ describe('table', () => {
       ),
     ).toEqual(['ID   TAGS', 'a    x,y', 'bbb  -']);
     expect(table([], ['id'])).toEqual(['(none)']);
+  });
+});
+
+describe('integer', () => {
+  it('parses a whole number and refuses anything else as a usage error', () => {
+    expect(integer('20')).toBe(20);
+    expect(integer('-1')).toBe(-1);
+    for (const bad of ['', '1.5', '1e3', 'ten', '0x10', ' 5']) {
+      expect(() => integer(bad)).toThrow(InvalidArgumentError);
+    }
+  });
+});
+
+describe('capOrDefault', () => {
+  it('reads a whole number, or default as null (the service default)', () => {
+    expect(capOrDefault('4')).toBe(4);
+    expect(capOrDefault('default')).toBeNull();
+    expect(() => capOrDefault('four')).toThrow(InvalidArgumentError);
   });
 });

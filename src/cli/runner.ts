@@ -6,7 +6,7 @@
  * Exit codes: 0 success, 1 error, 2 usage (commander), 3 `scan --wait --fail-on` found a finding
  * at or above the severity.
  */
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { createRampartClient, RampartApiError, type RampartClient } from '../client/index.js';
 import { resolveProfile } from './profiles.js';
 
@@ -167,4 +167,43 @@ export function parseKeyValues(pairs: readonly string[]): Record<string, unknown
 /** Commander's collector for a repeatable option. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/**
+ * Commander's parser of a whole-number option or argument: anything else is a usage error (exit
+ * 2) before any request. The service checks the range (INVALID_PAGE, INVALID_FIELD_VALUE, ...).
+ */
+export function integer(value: string): number {
+  if (!/^-?\d+$/.test(value)) {
+    throw new InvalidArgumentError('Not a whole number.');
+  }
+  return Number(value);
+}
+
+/** --page and --limit of a paged list. */
+export interface PageOptions {
+  readonly page?: number;
+  readonly limit?: number;
+}
+
+export function withPageOptions(command: Command): Command {
+  return command
+    .option('--page <n>', 'page, from 1', integer)
+    .option('--limit <n>', 'items per page', integer);
+}
+
+/** The query fields of --page and --limit (the service's defaults when absent). */
+export function pageQuery(opts: PageOptions): { page?: number; limit?: number } {
+  return {
+    ...(opts.page !== undefined ? { page: opts.page } : {}),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+  };
+}
+
+/** The line under a paged table: `page 1/3, 42 scans`. */
+export function pageLine(
+  pagination: { page: number; totalPages: number; total: number },
+  noun: string,
+): string {
+  return `page ${pagination.page}/${pagination.totalPages}, ${pagination.total} ${noun}`;
 }

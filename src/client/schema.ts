@@ -54,23 +54,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/docs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A page that renders this document */
-    get: operations['getDocsPage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/metrics': {
     parameters: {
       query?: never;
@@ -201,7 +184,7 @@ export interface paths {
     };
     /**
      * Findings of an ended scan, most severe first, filtered and paged
-     * @description Requires the `results:read` scope (a dashboard JWT has every scope).
+     * @description Filters combine, and pagination.total counts the findings that match them all. `severity` is the contract's filter; `engine` and `triage` are Rampart extensions. Requires the `results:read` scope (a dashboard JWT has every scope).
      */
     get: operations['listScanFindings'];
     put?: never;
@@ -616,6 +599,26 @@ export interface paths {
      * @description Requires the `usage:read` scope (a dashboard JWT has every scope).
      */
     get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/usage/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Scans per UTC day over the last days (a Rampart extension)
+     * @description The tenant's scans by the UTC day they were created on and their status now, the last `days` days with today, oldest first; every day is present. Sentinel children are parts of their scan and not counted, as in GET /api/v1/usage. Requires the `usage:read` scope (a dashboard JWT has every scope).
+     */
+    get: operations['getDailyUsage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1392,28 +1395,6 @@ export interface operations {
       };
     };
   };
-  getDocsPage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Self-contained HTML page (no external scripts) */
-      200: {
-        headers: {
-          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-    };
-  };
   getMetrics: {
     parameters: {
       query?: never;
@@ -1479,6 +1460,8 @@ export interface operations {
                 description: string;
                 /** @description Whether a live worker can run it now (scans of other engines answer 503) */
                 available: boolean;
+                /** @description Rampart extension: why it is not available (no live worker at all, or none that runs it), null when it is */
+                unavailableReason: string | null;
                 version: string | null;
                 /** @description Rampart extension: every live worker that runs it runs it in the scanner sandbox (own unprivileged user, namespaces, resource limits) */
                 sandboxed: boolean;
@@ -3255,6 +3238,19 @@ export interface operations {
       query?: {
         /** @description Only findings of this severity */
         severity?: 'critical' | 'high' | 'medium' | 'low' | 'info';
+        /** @description Rampart extension: only findings of this engine (on a sentinel scan, the child engine that produced them) */
+        engine?:
+          | 'nmap'
+          | 'zap'
+          | 'trivy'
+          | 'nuclei'
+          | 'nikto'
+          | 'sqlmap'
+          | 'wapiti'
+          | 'harvester'
+          | 'sublist3r';
+        /** @description Rampart extension: only findings whose issue has this triage in effect (an accepted risk past its expiry is none); a finding without an issue (triage null) matches none of them */
+        triage?: 'none' | 'false_positive' | 'accepted_risk' | 'out_of_scope';
         /** @description Page number, from 1 */
         page?: number;
         /** @description Items per page */
@@ -4213,6 +4209,17 @@ export interface operations {
   listWebhookDeliveries: {
     parameters: {
       query?: {
+        /** @description Rampart extension: only attempts that succeeded (true) or failed (false; statusCode 0 included) */
+        success?: boolean;
+        /** @description Rampart extension: only attempts of this event */
+        event?:
+          | 'scan.completed'
+          | 'scan.failed'
+          | 'scan.started'
+          | 'scan.cancelled'
+          | 'webhook.test';
+        /** @description Rampart extension: only the attempts of this delivery (del-<uuid>) */
+        deliveryId?: string;
         /** @description Page number, from 1 */
         page?: number;
         /** @description Items per page */
@@ -4272,7 +4279,7 @@ export interface operations {
           };
         };
       };
-      /** @description INVALID_PAGE, INVALID_LIMIT */
+      /** @description INVALID_PAGE, INVALID_LIMIT, INVALID_FIELD_TYPE, INVALID_FIELD_VALUE */
       400: {
         headers: {
           /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
@@ -9196,8 +9203,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description The issues to triage, as the list's filters (at least one) */
+          /** @description The issues to triage: ids and the list's filters, all of which must hold (at least one) */
           filter: {
+            /** @description Rampart extension: only these issues (1 to 100 ids; ids the tenant does not have match nothing) */
+            ids?: string[];
             /** @description Only issues of this target */
             target?: string;
             /**
@@ -9582,6 +9591,138 @@ export interface operations {
               };
             };
           };
+        };
+      };
+      /** @description MISSING_API_KEY, INVALID_API_KEY, KEY_EXPIRED, KEY_REVOKED, KEY_SUSPENDED */
+      401: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description TENANT_SUSPENDED, IP_NOT_ALLOWED, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          /** @description Whole seconds until the exhausted limit has room again */
+          'Retry-After'?: number;
+          /** @description Requests allowed in the window nearest exhaustion */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in that window */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Unix epoch seconds when that window resets */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description DATABASE_ERROR */
+      500: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          /** @description Whole seconds to wait before retrying; sent while the database is not answering */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getDailyUsage: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, today included (1-366, default 30) */
+        days?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed in the window nearest exhaustion */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in that window */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Unix epoch seconds when that window resets */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              period: {
+                /** @description 00:00 UTC of the first day */
+                start: string;
+                /** @description 00:00 UTC of the day after today (exclusive) */
+                end: string;
+              };
+              /** @description Every day of the period, oldest first (zero counts included) */
+              days: {
+                /** @description The UTC day, YYYY-MM-DD */
+                date: string;
+                /** @description Scans created that day */
+                total: number;
+                byStatus: {
+                  queued: number;
+                  running: number;
+                  completed: number;
+                  failed: number;
+                  cancelled: number;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      /** @description INVALID_FIELD_TYPE, INVALID_FIELD_VALUE */
+      400: {
+        headers: {
+          /** @description The request id: the incoming X-Request-Id when it is 1 to 128 characters of A-Z a-z 0-9 . _ : -, else a fresh UUID; also in the logs */
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description MISSING_API_KEY, INVALID_API_KEY, KEY_EXPIRED, KEY_REVOKED, KEY_SUSPENDED */

@@ -163,6 +163,72 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('the dashboard sign-in with the identity provider (OIDC_*)', () => {
+    const jwks = {
+      JWT_JWKS_URL: 'https://idp.example/jwks.json',
+      JWT_ISSUER: 'https://idp.example/realms/main',
+      JWT_AUDIENCE: 'rampart-api',
+    };
+
+    it('is off unless OIDC_CLIENT_ID is set', () => {
+      expect(loadConfig({}).dashboardOidc).toBeNull();
+      expect(loadConfig(jwks).dashboardOidc).toBeNull();
+    });
+
+    it('takes the provider from JWT_ISSUER and the audience from JWT_AUDIENCE', () => {
+      expect(loadConfig({ ...jwks, OIDC_CLIENT_ID: 'rampart-dashboard' }).dashboardOidc).toEqual({
+        issuer: 'https://idp.example/realms/main',
+        clientId: 'rampart-dashboard',
+        scopes: 'openid',
+        audience: 'rampart-api',
+        providerName: 'idp.example',
+      });
+      expect(
+        loadConfig({
+          ...jwks,
+          OIDC_CLIENT_ID: 'rampart-dashboard',
+          OIDC_SCOPES: ' openid  profile api://rampart/scans openid ',
+          OIDC_PROVIDER_NAME: 'Example SSO',
+        }).dashboardOidc,
+      ).toMatchObject({
+        scopes: 'openid profile api://rampart/scans',
+        providerName: 'Example SSO',
+      });
+    });
+
+    it.each<[Record<string, string>, string]>([
+      [
+        { OIDC_CLIENT_ID: 'dash' },
+        'Invalid configuration: OIDC_CLIENT_ID needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the identity provider)',
+      ],
+      [
+        { ...jwks, OIDC_SCOPES: 'openid' },
+        'Invalid configuration: OIDC_SCOPES needs OIDC_CLIENT_ID',
+      ],
+      [
+        { ...jwks, OIDC_PROVIDER_NAME: 'SSO' },
+        'Invalid configuration: OIDC_PROVIDER_NAME needs OIDC_CLIENT_ID',
+      ],
+      [
+        { ...jwks, OIDC_CLIENT_ID: 'dash', OIDC_SCOPES: 'profile email' },
+        'Invalid configuration: OIDC_SCOPES must be space-separated OAuth scopes including openid',
+      ],
+      [
+        { ...jwks, OIDC_CLIENT_ID: 'dash', OIDC_SCOPES: 'openid "quoted"' },
+        'Invalid configuration: OIDC_SCOPES must be space-separated OAuth scopes including openid',
+      ],
+      ...['idp', 'http://idp.example', 'https://idp.example/?realm=x'].map(
+        (issuer) =>
+          [
+            { ...jwks, JWT_ISSUER: issuer, OIDC_CLIENT_ID: 'dash' },
+            'Invalid configuration: JWT_ISSUER must be an https: URL without query or fragment when OIDC_CLIENT_ID is set (the provider is discovered at <JWT_ISSUER>/.well-known/openid-configuration)',
+          ] as [Record<string, string>, string],
+      ),
+    ])('refuses %j with one line naming the setting', (env, message) => {
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+  });
+
   it('reads SECRETS_KEY and SECRETS_KEY_PREVIOUS as 32-byte base64 keys', () => {
     const current = Buffer.alloc(32, 1);
     const older = Buffer.alloc(32, 2);

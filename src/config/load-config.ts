@@ -32,6 +32,8 @@ export interface Config {
   readonly dataDir: string;
   readonly redisUrl: string | null;
   readonly jwt: JwtConfig;
+  /** The dashboard's sign-in with the identity provider (OIDC_*); null: token sign-in only. */
+  readonly dashboardOidc: DashboardOidcConfig | null;
   /** The at-rest encryption keys of credentials in engine options (SECRETS_KEY, SECRETS_KEY_PREVIOUS). */
   readonly secrets: SecretsConfig;
   readonly apiKeyPrefix: string;
@@ -144,6 +146,24 @@ export type JwtConfig =
       readonly issuer: string;
       readonly audience: string;
     };
+
+/**
+ * The dashboard's OpenID Connect sign-in (authorization code with PKCE, a public client: no
+ * secret). The provider is JWT_ISSUER, discovered at `<issuer>/.well-known/openid-configuration`;
+ * the token the dashboard keeps is the access token, which must name JWT_AUDIENCE.
+ */
+export interface DashboardOidcConfig {
+  /** JWT_ISSUER: an https: URL. */
+  readonly issuer: string;
+  /** OIDC_CLIENT_ID: the dashboard's client registered at the provider. */
+  readonly clientId: string;
+  /** OIDC_SCOPES: space-separated, `openid` among them. */
+  readonly scopes: string;
+  /** JWT_AUDIENCE: what the access token's `aud` must name for the service to accept it. */
+  readonly audience: string;
+  /** OIDC_PROVIDER_NAME, or the issuer's host: the button says "Sign in with <name>". */
+  readonly providerName: string;
+}
 
 export interface SecretsConfig {
   /** SECRETS_KEY, 32 bytes; null: the key generated into DATA_DIR/secrets-key is used. */
@@ -485,6 +505,59 @@ function jwtConfig(env: Env): JwtConfig {
   return { mode: 'secret', secret };
 }
 
+/** One OAuth scope token (RFC 6749, section 3.3): printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * The dashboard's sign-in with the identity provider of JWKS mode: OIDC_CLIENT_ID turns it on; the
+ * other OIDC_* settings only mean something with it.
+ */
+function dashboardOidc(env: Env, jwt: JwtConfig): DashboardOidcConfig | null {
+  const clientId = read(env, 'OIDC_CLIENT_ID');
+  if (clientId === undefined) {
+    for (const name of ['OIDC_SCOPES', 'OIDC_PROVIDER_NAME']) {
+      if (read(env, name) !== undefined) {
+        throw new ConfigError(name, 'needs OIDC_CLIENT_ID');
+      }
+    }
+    return null;
+  }
+  if (jwt.mode !== 'jwks') {
+    throw new ConfigError(
+      'OIDC_CLIENT_ID',
+      'needs JWT_JWKS_URL, JWT_ISSUER and JWT_AUDIENCE (the identity provider)',
+    );
+  }
+  let issuer: URL | null = null;
+  try {
+    issuer = new URL(jwt.issuer);
+  } catch {
+    issuer = null;
+  }
+  if (
+    issuer === null ||
+    issuer.protocol !== 'https:' ||
+    issuer.search !== '' ||
+    issuer.hash !== ''
+  ) {
+    throw new ConfigError(
+      'JWT_ISSUER',
+      'must be an https: URL without query or fragment when OIDC_CLIENT_ID is set (the provider is discovered at <JWT_ISSUER>/.well-known/openid-configuration)',
+    );
+  }
+  const scopes = (read(env, 'OIDC_SCOPES') ?? 'openid').split(/\s+/);
+  if (!scopes.every((scope) => SCOPE_TOKEN.test(scope)) || !scopes.includes('openid')) {
+    throw new ConfigError('OIDC_SCOPES', 'must be space-separated OAuth scopes including openid');
+  }
+  return {
+    issuer: jwt.issuer,
+    clientId,
+    scopes: [...new Set(scopes)].join(' '),
+    audience: jwt.audience,
+    providerName: read(env, 'OIDC_PROVIDER_NAME') ?? issuer.host,
+  };
+}
+
 const SECRETS_KEY_HINT = 'generate one with: openssl rand -base64 32';
 
 /** One key of SECRETS_KEY or SECRETS_KEY_PREVIOUS: 32 bytes in base64 (or base64url). */
@@ -525,6 +598,8 @@ export function loadConfig(env: Env): Config {
       `must be one of fatal, error, warn, info, debug, trace, silent`,
     );
   }
+  const jwt = Object.freeze(jwtConfig(env));
+  const oidc = dashboardOidc(env, jwt);
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -539,7 +614,8 @@ export function loadConfig(env: Env): Config {
     ),
     dataDir: read(env, 'DATA_DIR') ?? './data',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    jwt: Object.freeze(jwtConfig(env)),
+    jwt,
+    dashboardOidc: oidc === null ? null : Object.freeze(oidc),
     secrets: secretsConfig(env),
     apiKeyPrefix: prefix,
     allowPrivateTargets: privateTargetPolicy(env),

@@ -5,7 +5,6 @@
  * while its connection lives, then another takes over). With the embedded database the one process
  * reports them.
  */
-import { readFileSync } from 'node:fs';
 import type { DatabaseHandle } from '../adapters/db/connect.js';
 import { readQueueState } from '../adapters/db/queue-state.js';
 import {
@@ -13,15 +12,9 @@ import {
   type MetricsRegistry,
 } from '../adapters/metrics/service-metrics.js';
 import type { Config } from '../config/load-config.js';
+import { packageVersion } from '../config/package-version.js';
 
 const QUEUE_REPORTER_LOCK = 'rampart-metrics';
-
-/** package.json's version (src/main/ and dist/main/ are both two levels below it). */
-function packageVersion(): string {
-  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-  const version = (JSON.parse(text) as { version?: unknown }).version;
-  return typeof version === 'string' ? version : 'unknown';
-}
 
 export function processMetrics(database: DatabaseHandle, config: Config): MetricsRegistry {
   return createMetricsRegistry({

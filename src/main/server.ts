@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   logger.info(
     { database: composed.database.kind, rateLimits: config.redisUrl ? 'redis' : 'memory' },
-    `Rampart listening on http://${config.host}:${config.port} (docs at /docs)`,
+    `Rampart listening on http://${config.host}:${config.port} (dashboard at /app, docs at /docs)`,
   );
 }
 

@@ -21,10 +21,14 @@ const MISSING: ReadonlyArray<{ readonly engine: string; readonly target: string 
   { engine: 'harvester', target: 'example.com' },
 ];
 
-async function engines(
-  key: string,
-): Promise<
-  Array<{ name: string; available: boolean; sandboxed: boolean; version: string | null }>
+async function engines(key: string): Promise<
+  Array<{
+    name: string;
+    available: boolean;
+    unavailableReason: string | null;
+    sandboxed: boolean;
+    version: string | null;
+  }>
 > {
   // The worker registers its engines as it starts; the list is cached for a second.
   const deadline = Date.now() + 10_000;
@@ -34,6 +38,7 @@ async function engines(
     const list = response.body.data.engines as Array<{
       name: string;
       available: boolean;
+      unavailableReason: string | null;
       sandboxed: boolean;
       version: string | null;
     }>;
@@ -57,7 +62,14 @@ describe('engine availability, probed on PATH', () => {
       version: expect.stringMatching(/^\d+\.\d+/),
     });
     for (const { engine } of MISSING) {
-      expect(list.find((entry) => entry.name === engine)).toMatchObject({ available: false });
+      expect(list.find((entry) => entry.name === engine)).toMatchObject({
+        available: false,
+        unavailableReason:
+          'no live worker runs it: its scanner is not installed where the workers run, or their WORKER_ENGINES leave it out',
+      });
+    }
+    for (const name of available) {
+      expect(list.find((entry) => entry.name === name)?.unavailableReason, name).toBeNull();
     }
   });
 

@@ -436,6 +436,37 @@ describe('POST /api/v1/issues/triage (bulk)', () => {
     ]);
   });
 
+  it('triages the issues it names by id (extension), with the other filters, of its tenant only', async () => {
+    const listed = (await issues(`target=${target}`)).issues;
+    const [high, lowOne, lowTwo] = listed;
+    const before = listed.map((issue) => issue.triage);
+    // Another tenant naming these ids changes nothing.
+    expect(
+      (await bulk({ filter: { ids: [high?.id] }, triage: 'false_positive' }, otherKey)).body.data,
+    ).toEqual({ updated: 0 });
+    // The ids and a filter together: only the named issues the filter also matches.
+    const response = await bulk({
+      filter: { ids: [high?.id, lowOne?.id?.toUpperCase(), randomUUID()], severity: 'low' },
+      triage: 'false_positive',
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({ updated: 1 });
+    const after = await issues(`target=${target}`);
+    expect(after.issues.map((issue) => [issue.id, issue.triage])).toEqual([
+      [high?.id, before[0]],
+      [lowOne?.id, 'false_positive'],
+      [lowTwo?.id, before[2]],
+    ]);
+    for (const ids of [[], ['not-a-uuid'], Array.from({ length: 101 }, () => randomUUID())]) {
+      const refused = await bulk({ filter: { ids }, triage: 'none' });
+      expect(refused.status, JSON.stringify(ids).slice(0, 40)).toBe(400);
+      expect(refused.body.code).toBe('INVALID_FIELD_VALUE');
+      expect(refused.body.error).toContain('field filter.ids');
+    }
+    // Put back as it was, for the tests after this one.
+    await patch(lowOne?.id ?? '', { triage: before[1] ?? 'none', reason: 'legacy mail' });
+  });
+
   it('refuses an empty filter and what PATCH refuses, changing nothing', async () => {
     for (const [body, field] of [
       [{ filter: {}, triage: 'false_positive' }, 'filter'],

@@ -5,7 +5,8 @@
  * fixed → reopened over rescans of one target, a failed scan that fixes nothing, a sentinel
  * finding of two engines as one issue that a later scan of one engine finds again, two scans of
  * one target ending at once, an accepted risk whose expiry passed, and each finding's link to its
- * issue (issueId, baselineState, the triage of now) as the findings API shows it.
+ * issue (issueId, baselineState, the triage of now) as the findings API shows it, and that list
+ * filtered by triage in effect and by engine (extensions).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -233,6 +234,19 @@ async function linksOf(scanId: string): Promise<Record<string, FindingLink>> {
   );
 }
 
+/** The fingerprints (sorted) and total of a scan's findings list filtered by `query`. */
+async function filtered(scanId: string, query: string) {
+  const response = await ctx.app.request(`/api/v1/scans/${scanId}/findings?limit=100&${query}`, {
+    headers: { 'x-api-key': key },
+  });
+  expect(response.status, response.text).toBe(200);
+  const findings = response.body.data.findings as FindingLink[];
+  return {
+    fingerprints: findings.map((finding) => finding.fingerprint).sort(),
+    total: response.body.data.pagination.total as number,
+  };
+}
+
 describe('findings with their issues', () => {
   it('links each finding to its issue with its baseline state and the triage of now', async () => {
     const target = '10.0.0.11';
@@ -293,10 +307,44 @@ describe('findings with their issues', () => {
       expect((await linksOf(id))[sshFp]?.triage).toBe('out_of_scope');
       expect((await linksOf(id))[webFp]?.triage).toBe('none');
     }
-    // An accepted risk past its expiry reads none on the findings too, before it is stored so.
+    // The list filters on it (an extension), with its totals, combined with the other filters.
+    expect(await filtered(first.id, 'triage=out_of_scope')).toEqual({
+      fingerprints: [sshFp],
+      total: 1,
+    });
+    expect(await filtered(first.id, 'triage=none')).toEqual({ fingerprints: [webFp], total: 1 });
+    expect(await filtered(first.id, 'triage=none&engine=nmap&severity=info')).toEqual({
+      fingerprints: [webFp],
+      total: 1,
+    });
+    expect(await filtered(first.id, 'triage=none&engine=zap')).toEqual({
+      fingerprints: [],
+      total: 0,
+    });
+    expect(await filtered(first.id, 'triage=false_positive')).toEqual({
+      fingerprints: [],
+      total: 0,
+    });
+    // An accepted risk not yet expired is one.
     await sql`update issues set triage = 'accepted_risk', triage_reason = 'lab',
-      triage_expires_at = now() - interval '1 second' where id = ${issueIds[sshFp]}`.execute(db());
+      triage_expires_at = now() + interval '1 day' where id = ${issueIds[sshFp]}`.execute(db());
+    expect(await filtered(first.id, 'triage=accepted_risk')).toEqual({
+      fingerprints: [sshFp],
+      total: 1,
+    });
+    // An accepted risk past its expiry reads none on the findings too, before it is stored so,
+    // and the triage filter counts it as none.
+    await sql`update issues set triage_expires_at = now() - interval '1 second'
+      where id = ${issueIds[sshFp]}`.execute(db());
     expect((await linksOf(first.id))[sshFp]?.triage).toBe('none');
+    expect(await filtered(first.id, 'triage=none')).toEqual({
+      fingerprints: [sshFp, webFp].sort(),
+      total: 2,
+    });
+    expect(await filtered(first.id, 'triage=accepted_risk')).toEqual({
+      fingerprints: [],
+      total: 0,
+    });
   });
 });
 
@@ -384,9 +432,29 @@ describe('issues of sentinel scans', () => {
     const { rows: childIds } = await sql<{ id: string }>`
       select id from scans where parent_scan_id = ${first.id}`.execute(db());
     for (const child of childIds) {
-      for (const link of Object.values(await linksOf(child.id))) {
+      const links = Object.values(await linksOf(child.id));
+      expect(links).toHaveLength(1);
+      for (const link of links) {
         expect(link).toMatchObject({ issueId: null, triage: null, baselineState: null });
       }
+      // Without an issue (triage null), a finding matches no triage state.
+      for (const state of ['none', 'false_positive', 'accepted_risk', 'out_of_scope']) {
+        expect(await filtered(child.id, `triage=${state}`)).toEqual({ fingerprints: [], total: 0 });
+      }
+    }
+    // The parent's finding names the child engine it came from, which the engine filter matches.
+    const listed = await ctx.app.request(`/api/v1/scans/${first.id}/findings`, {
+      headers: { 'x-api-key': key },
+    });
+    const [parentFinding] = listed.body.data.findings as { engine: string; fingerprint: string }[];
+    const primary = parentFinding?.engine ?? '';
+    expect(['nuclei', 'zap']).toContain(primary);
+    expect(await filtered(first.id, `engine=${primary}`)).toEqual({
+      fingerprints: [parentFinding?.fingerprint],
+      total: 1,
+    });
+    for (const other of ['nuclei', 'zap', 'nmap'].filter((name) => name !== primary)) {
+      expect(await filtered(first.id, `engine=${other}`)).toEqual({ fingerprints: [], total: 0 });
     }
 
     // zap alone, later, on the same target: the same issue.

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtEntry } from '../support/builds.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, startApp, type TestApp } from '../support/harness.js';
 import { readTestTls } from '../support/tls.js';
@@ -85,13 +86,12 @@ describe('JWKS mode', () => {
 });
 
 describe('JWKS mode configured unsafely', () => {
-  const server = new URL('../../src/main/server.ts', import.meta.url).pathname;
   /** Runs `npm start`'s entry point with `env` to its end: its exit code and stderr. */
   const start = (env: Record<string, string>) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', server],
+        [builtEntry('main/server')],
         { env: { PATH: process.env.PATH ?? '', PORT: '0', WORKERS: '0', ...env }, timeout: 60_000 },
         (error, _stdout, stderr) =>
           resolve({
@@ -116,7 +116,7 @@ describe('JWKS mode configured unsafely', () => {
         'Invalid configuration: JWT_AUDIENCE must be set when JWT_JWKS_URL is set',
       ],
     ];
-    // The three processes start side by side (each spends its time loading tsx).
+    // The three processes start side by side.
     const ended = await Promise.all(cases.map(([env]) => start(env)));
     expect(ended).toEqual(cases.map(([, line]) => ({ code: 1, stderr: `${line}\n` })));
   }, 120_000);

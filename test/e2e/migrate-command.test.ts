@@ -10,13 +10,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectPglite, openPglite } from '../../src/adapters/db/connect.js';
 import { MIGRATIONS } from '../../src/adapters/db/migrations/index.js';
+import { builtEntry } from '../support/builds.js';
 import { createServiceDatabase, type ServiceDatabase } from '../support/database.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
 async function migrateCommand(env: Readonly<Record<string, string>>) {
-  return run(process.execPath, ['--import', 'tsx', CLI, 'migrate'], {
+  return run(process.execPath, [builtEntry('cli/main'), 'migrate'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     timeout: 60_000,
   });
@@ -65,7 +65,7 @@ describe('rampart migrate', () => {
 
   it('refuses arguments as a usage error, exit code 2 (README "CLI")', async () => {
     await expect(
-      run(process.execPath, ['--import', 'tsx', CLI, 'migrate', '--now'], {
+      run(process.execPath, [builtEntry('cli/main'), 'migrate', '--now'], {
         env: { PATH: process.env.PATH ?? '' },
       }),
     ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option '--now'") });

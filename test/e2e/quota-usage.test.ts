@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { instantEngine } from '../doubles/engines.js';
 import { bearer, createKey, tokenFor, useTestApp } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 /** The app's clock: real time unless a test moves it. */
 let fixedNow: Date | null = null;
@@ -158,5 +159,77 @@ describe('GET /api/v1/usage', () => {
     const refused = await ctx.app.request('/api/v1/usage', { headers: { 'x-api-key': narrow } });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe('Insufficient scope: requires usage:read');
+  });
+});
+
+describe('GET /api/v1/usage/daily (extension)', () => {
+  it('counts scans per UTC day of creation, every day present, children and other tenants left out', async () => {
+    const { tenantId, token, key } = await tenantWithKey(50);
+    const other = await tenantWithKey(50);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const created = await createScan(key);
+      expect(created.status).toBe(201);
+      ids.push(created.body.data.id);
+    }
+    expect((await createScan(other.key)).status).toBe(201);
+    // The instant engine ends each scan at once; then the scans are moved in time.
+    await until(
+      async () =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from scans
+            where tenant_id = ${tenantId} and status = 'completed'`.execute(ctx.database.handle.db)
+        ).rows[0]?.n,
+      (n) => n === 5,
+    );
+    const at = ['2026-06-08T23:30:00Z', '2026-06-10T00:10:00Z', '2026-06-10T12:00:00Z'];
+    for (const [index, createdAt] of [
+      ...at,
+      '2026-06-10T13:00:00Z',
+      '2026-06-07T23:59:59Z',
+    ].entries()) {
+      await sql`update scans set created_at = ${new Date(createdAt)} where id = ${ids[index]}`.execute(
+        ctx.database.handle.db,
+      );
+    }
+    await sql`update scans set status = 'failed' where id = ${ids[2]}`.execute(
+      ctx.database.handle.db,
+    );
+    // A sentinel child is a part of its scan, not a scan of its own.
+    await sql`update scans set parent_scan_id = ${ids[2]} where id = ${ids[3]}`.execute(
+      ctx.database.handle.db,
+    );
+    fixedNow = new Date('2026-06-10T18:00:00Z');
+    try {
+      const response = await ctx.app.request('/api/v1/usage/daily?days=3', {
+        headers: { 'x-api-key': key },
+      });
+      expect(response.status, response.text).toBe(200);
+      const none = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+      expect(response.body.data).toEqual({
+        period: { start: '2026-06-08T00:00:00.000Z', end: '2026-06-11T00:00:00.000Z' },
+        days: [
+          { date: '2026-06-08', total: 1, byStatus: { ...none, completed: 1 } },
+          { date: '2026-06-09', total: 0, byStatus: none },
+          { date: '2026-06-10', total: 2, byStatus: { ...none, completed: 1, failed: 1 } },
+        ],
+      });
+      const month = await ctx.app.request('/api/v1/usage/daily', { headers: bearer(token) });
+      expect(month.body.data.days).toHaveLength(30);
+      expect(month.body.data.days.at(-1).date).toBe('2026-06-10');
+    } finally {
+      fixedNow = null;
+    }
+    for (const [query, code] of [
+      ['days=0', 'INVALID_FIELD_VALUE'],
+      ['days=367', 'INVALID_FIELD_VALUE'],
+      ['days=1.5', 'INVALID_FIELD_TYPE'],
+    ]) {
+      const refused = await ctx.app.request(`/api/v1/usage/daily?${query}`, {
+        headers: { 'x-api-key': key },
+      });
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.code, query).toBe(code);
+    }
   });
 });

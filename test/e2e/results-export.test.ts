@@ -59,6 +59,8 @@ async function scanWithFindings(count: number, status = 'completed'): Promise<st
   return scanId;
 }
 
+const EVERY_FINDING = { severity: null, engine: null, triage: null };
+
 /** What the export was before it was streamed: every finding loaded, then rendered at once. */
 async function renderedAtOnce(scanId: string) {
   const scans = ctx.app.composed.deps.scans;
@@ -66,7 +68,7 @@ async function renderedAtOnce(scanId: string) {
   if (scan === null) {
     throw new Error('no scan');
   }
-  const { findings } = await scans.listFindings(tenantId, scanId, { severity: null }, null);
+  const { findings } = await scans.listFindings(tenantId, scanId, EVERY_FINDING, null, new Date());
   return {
     csv: renderCsv(findings),
     defectdojo: renderDefectDojo(findings),
@@ -191,8 +193,9 @@ describe('format=defectdojo', () => {
     const { findings } = await ctx.app.composed.deps.scans.listFindings(
       tenantId,
       scanId,
-      { severity: null },
+      EVERY_FINDING,
       null,
+      new Date(),
     );
     expect(file.findings).toHaveLength(findings.length);
     findings.forEach((finding, i) => {

@@ -49,7 +49,8 @@ type Fixture =
   | { readonly admitted: Answer; readonly body?: unknown };
 
 type RouteAccess =
-  | { readonly auth: 'public' }
+  /** `path`: what a wildcard route is called with (a file it serves). */
+  | { readonly auth: 'public'; readonly path?: string }
   | ({ readonly auth: 'api-key'; readonly scope: Scope | null } & Fixture)
   | ({ readonly auth: 'jwt' } & Fixture)
   /** Admin routes act on any tenant's records, so only unknown and malformed ids are checked. */
@@ -63,7 +64,17 @@ const ROUTES: Record<string, RouteAccess> = {
   'GET /healthz': { auth: 'public' },
   'GET /readyz': { auth: 'public' },
   'GET /api/v1/openapi.json': { auth: 'public' },
+  // Swagger UI (@fastify/swagger-ui, docs-page.ts): the page, the document it loads (the one
+  // above, also as YAML), its bundled files, and a redirect from index.html to the page.
   'GET /docs': { auth: 'public' },
+  // The dashboard's pages and files: public like /docs (the app signs in; the API checks each call).
+  'GET /app': { auth: 'public' },
+  'GET /app/*': { auth: 'public', path: '/app/scans' },
+  'GET /docs/json': { auth: 'public' },
+  'GET /docs/yaml': { auth: 'public' },
+  'GET /docs/static/*': { auth: 'public', path: '/docs/static/swagger-ui-bundle.js' },
+  'GET /docs/static/index.html': { auth: 'public' },
+  'GET /docs/static/swagger-initializer.js': { auth: 'public' },
   // Public unless METRICS_TOKEN is set (metrics.test.ts checks the token).
   'GET /metrics': { auth: 'public' },
 
@@ -168,6 +179,7 @@ const ROUTES: Record<string, RouteAccess> = {
     resource: 'template',
   },
   'GET /api/v1/usage': { auth: 'api-key', scope: 'usage:read', admitted: OK },
+  'GET /api/v1/usage/daily': { auth: 'api-key', scope: 'usage:read', admitted: OK },
   'POST /api/v1/assets': {
     auth: 'api-key',
     scope: 'assets:write',
@@ -392,9 +404,10 @@ describe('the route table', () => {
   });
 });
 
-describe.each(routesWith('public'))('%s (public)', (route) => {
+describe.each(routesWith('public'))('%s (public)', (route, access) => {
   it('answers without any credentials', async () => {
-    expect((await call(route, {}, '')).status).toBe(200);
+    const called = access.path === undefined ? route : `GET ${access.path}`;
+    expect((await call(called, {}, '')).status).toBe(200);
   });
 });
 

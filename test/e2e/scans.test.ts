@@ -558,7 +558,7 @@ describe('running, cancelling and reading results', () => {
     });
   });
 
-  it('pages and filters findings, and refuses unknown severity and format values', async () => {
+  it('pages and filters findings, and refuses unknown filter and format values', async () => {
     const { id } = await createScan(ctx.app, key, { target: '203.0.113.31', scanType: 'nmap' });
     await held.waitFor(id);
     held.release(id, {
@@ -578,11 +578,42 @@ describe('running, cancelling and reading results', () => {
     expect(high.body.data.findings.every((f: { severity: string }) => f.severity === 'high')).toBe(
       true,
     );
-    for (const query of ['findings?severity=severe', 'results?format=pdf']) {
+    // engine and triage (extensions) combine with severity and paging; totals count the matches.
+    const narrowed = await get(
+      `/api/v1/scans/${id}/findings?engine=nmap&triage=none&severity=high&page=2&limit=2`,
+    );
+    expect(narrowed.status, narrowed.text).toBe(200);
+    expect(narrowed.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
+    expect(narrowed.body.data.findings).toHaveLength(2);
+    expect(
+      narrowed.body.data.findings.every(
+        (f: { severity: string; engine: string; triage: string }) =>
+          f.severity === 'high' && f.engine === 'nmap' && f.triage === 'none',
+      ),
+    ).toBe(true);
+    const byEngine = await get(`/api/v1/scans/${id}/findings?engine=nmap&limit=10`);
+    expect(byEngine.body.data.pagination).toEqual({ page: 1, limit: 10, total: 25, totalPages: 3 });
+    for (const query of ['engine=zap', 'triage=out_of_scope', 'triage=none&severity=critical']) {
+      const none = await get(`/api/v1/scans/${id}/findings?${query}`);
+      expect(none.body.data, query).toEqual({
+        findings: [],
+        pagination: { page: 1, limit: 20, total: 0, totalPages: 0 },
+      });
+    }
+    for (const query of [
+      'findings?severity=severe',
+      'results?format=pdf',
+      'findings?engine=nope',
+      'findings?engine=sentinel',
+      'findings?triage=maybe',
+    ]) {
       const response = await get(`/api/v1/scans/${id}/${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body.code).toBe('INVALID_FIELD_VALUE');
     }
+    expect((await get(`/api/v1/scans/${id}/findings?triage=maybe`)).body.error).toMatch(
+      /^Invalid value for field triage: /,
+    );
     expect((await get(`/api/v1/scans/${id}/findings?limit=500`)).body.code).toBe('INVALID_LIMIT');
 
     const sarif = await get(`/api/v1/scans/${id}/results?format=sarif`);

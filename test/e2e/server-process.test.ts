@@ -10,16 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { builtEntry } from '../support/builds.js';
 import { createTestDatabase } from '../support/database.js';
 import { bearer, startApp, TEST_JWT_SECRET } from '../support/harness.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
 describe('server process', () => {
   it('exits 1 with a one-line message naming a bad variable', async () => {
-    const result = await run(TSX, ['src/main/server.ts'], {
+    const result = await run(process.execPath, [builtEntry('main/server')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: 'nope' },
     }).then(
@@ -35,7 +35,7 @@ describe('server process', () => {
   it('refuses to start with SCANNER_SANDBOX=required when the sandbox cannot be built', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rampart-required-'));
     try {
-      const result = await run(TSX, ['src/main/server.ts'], {
+      const result = await run(process.execPath, [builtEntry('main/server')], {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '',
@@ -63,7 +63,7 @@ describe('DATA_DIR, which holds the database and the JWT secret', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'rampart-open-'));
     try {
       await chmod(dataDir, 0o755);
-      const result = await run(TSX, ['src/main/server.ts'], {
+      const result = await run(process.execPath, [builtEntry('main/server')], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', WORKERS: '0' },
       }).then(

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../src/adapters/db/connect.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/main/compose.js';
+import { builtEntry } from '../support/builds.js';
 import { TEST_JWT_SECRET } from '../support/harness.js';
 import { POSTGRES_URL } from '../support/proxied-postgres.js';
 import { freePort } from '../support/service-process.js';
@@ -32,7 +33,7 @@ interface Ended {
   readonly stderr: string;
 }
 
-/** Runs an entry point (`src/main/<name>.ts`) to its end, as `uid` when given. */
+/** Runs a built entry point (`src/main/<name>.ts`) to its end, as `uid` when given. */
 function runEntryPoint(
   name: 'server' | 'worker-server',
   env: Record<string, string>,
@@ -41,7 +42,7 @@ function runEntryPoint(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, `src/main/${name}.ts`)],
+      [builtEntry(`main/${name}`)],
       {
         cwd: ROOT,
         env: {

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
+import { builtEntry } from '../support/builds.js';
 import { createServiceDatabase } from '../support/database.js';
 import { TEST_JWT_SECRET } from '../support/harness.js';
 import { freePort } from '../support/service-process.js';
@@ -19,32 +20,28 @@ async function startService(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('../../src/main/server.ts', import.meta.url).pathname],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
-        PORT: String(port),
-        JWT_SECRET: TEST_JWT_SECRET,
-        LOG_LEVEL: 'warn',
-        ALLOW_PRIVATE_WEBHOOKS: 'true',
-        WEBHOOK_RETRY_DELAYS_MS: '0,1000,1000,1000',
-        // An attempt cut off by the kill is retried when its lease (timeout + 5 s) ends.
-        WEBHOOK_TIMEOUT_MS: '2000',
-        WORKER_CONCURRENCY: '4',
-        // A scan running at the kill goes back to the queue when its lease ends.
-        WORKER_LEASE_MS: '3000',
-        // Its scans start no scanner, and the process is killed: with the sandbox on, it would
-        // leave the scanner egress rules (private targets refused, 127.0.0.2 included) loaded
-        // for every other test file's scanners until the next worker start replaced them.
-        SCANNER_SANDBOX: 'off',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(process.execPath, [builtEntry('main/server')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+      PORT: String(port),
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      ALLOW_PRIVATE_WEBHOOKS: 'true',
+      WEBHOOK_RETRY_DELAYS_MS: '0,1000,1000,1000',
+      // An attempt cut off by the kill is retried when its lease (timeout + 5 s) ends.
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WORKER_CONCURRENCY: '4',
+      // A scan running at the kill goes back to the queue when its lease ends.
+      WORKER_LEASE_MS: '3000',
+      // Its scans start no scanner, and the process is killed: with the sandbox on, it would
+      // leave the scanner egress rules (private targets refused, 127.0.0.2 included) loaded
+      // for every other test file's scanners until the next worker start replaced them.
+      SCANNER_SANDBOX: 'off',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   teardown.kill(child);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;

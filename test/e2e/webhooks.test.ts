@@ -253,6 +253,70 @@ describe('webhook endpoints', () => {
     expect(disabled.status).toBe(409);
     expect(disabled.body.code).toBe('WEBHOOK_DISABLED');
   });
+
+  it('filters the delivery log by success, event and delivery (extension)', async () => {
+    const path = `/filters-${randomUUID()}`;
+    const webhook = await createWebhook({
+      name: 'filters',
+      url: `${receiver.url}${path.slice(1)}`,
+      events: ['scan.started', 'scan.failed'],
+    });
+    receiver.setStatus(500);
+    try {
+      await call('POST', `/api/v1/webhooks/${webhook.id}/test`);
+    } finally {
+      receiver.setStatus(200);
+    }
+    await call('POST', `/api/v1/webhooks/${webhook.id}/test`);
+    const scan = await createScan(ctx.app, key, { target: 'gone.invalid', scanType: 'nmap' });
+    await waitForStatus(ctx.app, key, scan.id, ['failed']);
+    await until(
+      async () => at(path).length,
+      (count) => count === 4,
+    );
+    await drained();
+
+    type Attempt = { id: string; event: string; success: boolean; statusCode: number };
+    const list = async (query: string) => {
+      const response = await call('GET', `/api/v1/webhooks/${webhook.id}/deliveries?${query}`);
+      expect(response.status, query).toBe(200);
+      const data = response.body.data as { deliveries: Attempt[]; pagination: { total: number } };
+      return { ...data, events: data.deliveries.map((attempt) => attempt.event) };
+    };
+    const all = await list('');
+    // Newest first: the scan's two (sent in either order), then the tests (the failed one first).
+    expect(all.events.slice(0, 2).sort()).toEqual(['scan.failed', 'scan.started']);
+    expect(all.events.slice(2)).toEqual(['webhook.test', 'webhook.test']);
+
+    const failed = await list('success=false');
+    expect(failed.deliveries).toEqual([all.deliveries[3]]);
+    expect(failed.deliveries[0]).toMatchObject({ statusCode: 500, success: false });
+    expect(failed.pagination).toMatchObject({ total: 1, totalPages: 1 });
+    expect((await list('success=true')).events).toEqual(all.events.slice(0, 3));
+    const tests = await list('event=webhook.test&limit=1');
+    expect(tests.deliveries).toEqual([all.deliveries[2]]);
+    expect(tests.pagination).toMatchObject({ total: 2, totalPages: 2 });
+    expect((await list('event=webhook.test&success=false')).deliveries).toEqual([
+      all.deliveries[3],
+    ]);
+    expect((await list('event=scan.failed&success=false')).deliveries).toEqual([]);
+    const one = await list(`deliveryId=${all.deliveries[1]?.id}`);
+    expect(one.deliveries).toEqual([all.deliveries[1]]);
+    // An id in capitals is the same delivery; one nobody has lists nothing.
+    const shouted = `del-${all.deliveries[1]?.id.slice('del-'.length).toUpperCase()}`;
+    expect((await list(`deliveryId=${shouted}`)).deliveries).toEqual([all.deliveries[1]]);
+    expect((await list(`deliveryId=del-${randomUUID()}`)).pagination).toMatchObject({ total: 0 });
+
+    const refused = async (query: string) =>
+      (await call('GET', `/api/v1/webhooks/${webhook.id}/deliveries?${query}`)).body;
+    expect(await refused('deliveryId=nope')).toEqual({
+      success: false,
+      error: 'Invalid value for field deliveryId: must be a delivery id, del-<uuid>',
+      code: 'INVALID_FIELD_VALUE',
+    });
+    expect(await refused('event=scan.queued')).toMatchObject({ code: 'INVALID_FIELD_VALUE' });
+    expect(await refused('success=maybe')).toMatchObject({ code: 'INVALID_FIELD_TYPE' });
+  });
 });
 
 describe('delivery of real scans', () => {

@@ -9,13 +9,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { builtEntry } from '../support/builds.js';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js';
 import { createProxiedPostgres } from '../support/proxied-postgres.js';
 import { TEST_SECRETS_KEY } from '../support/secrets.js';
 import { teardownAfterAll } from '../support/teardown.js';
 import { until } from '../support/until.js';
-
-const WORKER_SERVER = new URL('../../src/main/worker-server.ts', import.meta.url).pathname;
 
 const teardown = teardownAfterAll();
 
@@ -27,7 +26,7 @@ interface WorkerProcess {
 
 /** Spawns the worker process and waits for its health server's address (logged on stdout). */
 async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_SERVER], {
+  const child = spawn(process.execPath, [builtEntry('main/worker-server')], {
     env: {
       PATH: process.env.PATH ?? '',
       WORKER_HEALTH_PORT: '0',

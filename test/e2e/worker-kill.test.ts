@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/adapters/auth-tokens/jwt.js';
 import { withScanWorkspace } from '../../src/adapters/process/scan-workspace.js';
 import { workspaceRoot } from '../../src/adapters/process/workspace-owners.js';
+import { builtEntry } from '../support/builds.js';
 import { createServiceDatabase, TEST_DATABASE_URL } from '../support/database.js';
 import { SCAN_ADDRESS, TEST_JWT_SECRET } from '../support/harness.js';
 import { TEST_SANDBOX } from '../support/sandbox.js';
@@ -43,12 +44,12 @@ interface Started {
   readonly logs: string[];
 }
 
-/** Starts `src/main/<entry>.ts` and resolves once it is ready for work. */
+/** Starts the built `src/main/<entry>.ts` and resolves once it is ready for work. */
 async function start(
   entry: 'server' | 'worker-server',
   env: Record<string, string>,
 ): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/main/${entry}.ts`)], {
+  const child = spawn(process.execPath, [builtEntry(`main/${entry}`)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtEntry } from '../support/builds.js';
 import { createKey, startApp, type TestApp, tokenFor } from '../support/harness.js';
 import { createProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 import { createScan, waitUntilEnded } from '../support/scans.js';
@@ -38,25 +39,21 @@ beforeAll(async () => {
   app = await startApp(pg.direct, { ALLOW_PRIVATE_TARGETS: `${LISTEN}/32` });
   target = createServer((socket) => socket.end());
   await new Promise<void>((resolve) => target.listen(0, LISTEN, resolve));
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('../../src/main/worker-server.ts', import.meta.url).pathname],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: pg.urlWithSchema,
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        LOG_LEVEL: 'info',
-        WORKERS: '1',
-        WORKER_CONCURRENCY: '2',
-        WORKER_SHUTDOWN_GRACE_MS: '1000',
-        ALLOW_PRIVATE_TARGETS: `${LISTEN}/32`,
-        // No scanner isolation: the egress rules it would load judge every scanner on the machine.
-        SCANNER_SANDBOX: 'off',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  child = spawn(process.execPath, [builtEntry('main/worker-server')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: pg.urlWithSchema,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'info',
+      WORKERS: '1',
+      WORKER_CONCURRENCY: '2',
+      WORKER_SHUTDOWN_GRACE_MS: '1000',
+      ALLOW_PRIVATE_TARGETS: `${LISTEN}/32`,
+      // No scanner isolation: the egress rules it would load judge every scanner on the machine.
+      SCANNER_SANDBOX: 'off',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream?.on('data', (chunk: Buffer) => {

@@ -12,9 +12,9 @@ import {
   connectPglite,
   connectPostgres,
   type DatabaseHandle,
-  openPglite,
 } from '../../src/adapters/db/connect.js';
 import { migrate } from '../../src/adapters/db/migrate.js';
+import { openTemplatePglite } from './pglite-template.js';
 
 export const TEST_DATABASE_URL = process.env.RAMPART_TEST_DATABASE_URL ?? null;
 export const BACKEND = TEST_DATABASE_URL ? 'postgres' : 'pglite';
@@ -52,7 +52,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const { pglite } = await openPglite(null);
+  const pglite = await openTemplatePglite();
   const handle = connectPglite(pglite, false);
   await migrate(handle.db);
   return {

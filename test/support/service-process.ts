@@ -1,7 +1,7 @@
 /**
  * Real service processes for end-to-end tests: `src/main/server.ts` (the API, `npm start`) or
- * `src/main/worker-server.ts` (scan workers, `npm run worker`), run with tsx as a deployment runs
- * them. The environment is the test's alone: of the test process's own, only PATH (the scanners)
+ * `src/main/worker-server.ts` (scan workers, `npm run worker`), built (builds.ts) and run with node
+ * as a deployment runs them. The environment is the test's alone: of the test process's own, only PATH (the scanners)
  * and NODE_EXTRA_CA_CERTS (the test CA, for HTTPS webhook receivers) pass.
  *
  * Each process's JSON log lines (pino, on stdout) are kept parsed, its stderr kept as lines, and
@@ -11,13 +11,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { type BuiltEntry, builtEntry } from './builds.js';
 import { TEST_SECRETS_KEY } from './secrets.js';
 
 export type ServiceEntry = 'api' | 'workers';
 
-const ENTRIES: Record<ServiceEntry, URL> = {
-  api: new URL('../../src/main/server.ts', import.meta.url),
-  workers: new URL('../../src/main/worker-server.ts', import.meta.url),
+const ENTRIES: Record<ServiceEntry, BuiltEntry> = {
+  api: 'main/server',
+  workers: 'main/worker-server',
 };
 
 /** One log line: pino's `time`, `level` and `msg`, and every field of it. */
@@ -73,20 +74,16 @@ export function spawnService(
   name: string,
   env: Readonly<Record<string, string>>,
 ): ServiceProcess {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', ENTRIES[entry].pathname],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
-        // API and worker processes of one database share the at-rest key, as deployed.
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, [builtEntry(ENTRIES[entry])], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
+      // API and worker processes of one database share the at-rest key, as deployed.
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: LogLine[] = [];
   const stderr: string[] = [];
   const listeners = new Set<() => void>();

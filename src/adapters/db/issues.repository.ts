@@ -334,7 +334,9 @@ function toIssue(row: IssueRow): IssueRecord {
 
 /**
  * The filter on the triage in effect at `now` (triageInEffect, in SQL): an accepted risk whose
- * expiry passed counts as none, before housekeeping has written it.
+ * expiry passed counts as none, before housekeeping has written it. A condition on the columns of
+ * `issues`, unqualified: the issues list, a scan's findings list (through each finding's issue)
+ * and the usage counts.
  */
 export function triageInEffectIs(state: TriageState, now: Date) {
   const expired = sql<boolean>`(triage = 'accepted_risk' and triage_expires_at <= ${now})`;
@@ -350,6 +352,9 @@ export function triageInEffectIs(state: TriageState, now: Date) {
 /** The tenant's issues a filter matches, as a condition on `issues` (the list and bulk triage). */
 function matching(tenantId: string, filter: IssueFilter, now: Date) {
   const conditions = [sql<boolean>`tenant_id = ${tenantId}`];
+  if (filter.ids !== null) {
+    conditions.push(sql<boolean>`id = any(${[...filter.ids]}::uuid[])`);
+  }
   if (filter.target !== null) {
     conditions.push(sql<boolean>`target = ${filter.target}`);
   }

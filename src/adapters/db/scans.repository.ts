@@ -1,5 +1,5 @@
 /** Scans as the API reads and writes them (the worker side lives in adapters/queue). */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { SEVERITIES } from '../../domain/findings/finding.js';
 import { emptySummary } from '../../domain/findings/summary.js';
 import { priorityRank } from '../../domain/scans/priority.js';
@@ -16,6 +16,7 @@ import {
   readSarifRuleSources,
   toFinding,
 } from './findings.repository.js';
+import { triageInEffectIs } from './issues.repository.js';
 import { createKeyedBatcher } from './keyed-batcher.js';
 import { CANCEL_CHANNEL, notify, QUEUE_CHANNEL, SCAN_COLUMNS, toScanRecord } from './scan-rows.js';
 import { toSentinelRunView } from './sentinel-rows.js';
@@ -356,13 +357,24 @@ export function createScanStore(database: DatabaseHandle): ScanStore {
       return readSarifRuleSources(db, tenantId, scanId);
     },
 
-    async listFindings(tenantId, scanId, filter, page) {
+    async listFindings(tenantId, scanId, filter, page, now) {
       let base = db
         .selectFrom('findings')
         .where('scan_id', '=', scanId)
         .where('tenant_id', '=', tenantId);
       if (filter.severity !== null) {
         base = base.where('severity_rank', '=', SEVERITIES.indexOf(filter.severity));
+      }
+      if (filter.engine !== null) {
+        base = base.where('engine', '=', filter.engine);
+      }
+      if (filter.triage !== null) {
+        // Through the finding's link (its primary key) to its issue: a finding without one
+        // matches no triage state, as its triage reads null.
+        base = base.where(sql<boolean>`exists (
+          select 1 from finding_issues fi join issues i on i.id = fi.issue_id
+          where fi.finding_id = findings.id and ${triageInEffectIs(filter.triage, now)}
+        )`);
       }
       let rows = base
         .select([...FINDING_COLUMNS, 'severity_rank', 'seq'])

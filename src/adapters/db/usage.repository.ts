@@ -34,6 +34,22 @@ export function createUsageStore(db: Kysely<Database>): UsageStore {
       }
       return { byStatus, byScanType };
     },
+    async scansPerDay(tenantId, start, end) {
+      const rows = await db
+        .selectFrom('scans')
+        .select([
+          sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('date'),
+          'status',
+          (eb) => eb.fn.countAll<string>().as('n'),
+        ])
+        .where('tenant_id', '=', tenantId)
+        .where('created_at', '>=', start)
+        .where('created_at', '<', end)
+        .where('parent_scan_id', 'is', null)
+        .groupBy([sql`1`, 'status'])
+        .execute();
+      return rows.map((row) => ({ date: row.date, status: row.status, count: Number(row.n) }));
+    },
     async openIssuesBySeverity(tenantId, now) {
       const rows = await db
         .selectFrom('issues')

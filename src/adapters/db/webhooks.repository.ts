@@ -202,11 +202,20 @@ export function createWebhookStore(db: Kysely<Database>): WebhookStore {
       return Number(result.numDeletedRows) > 0;
     },
 
-    async listAttempts(tenantId, webhookId, page) {
-      const base = db
+    async listAttempts(tenantId, webhookId, page, filter = {}) {
+      let base = db
         .selectFrom('webhook_attempts')
         .where('webhook_id', '=', webhookId)
         .where('tenant_id', '=', tenantId);
+      if (filter.success !== undefined) {
+        base = base.where('success', '=', filter.success);
+      }
+      if (filter.event !== undefined) {
+        base = base.where('event', '=', filter.event);
+      }
+      if (filter.deliveryId !== undefined) {
+        base = base.where('delivery_id', '=', filter.deliveryId);
+      }
       const [rows, count] = await Promise.all([
         base
           .selectAll('webhook_attempts')

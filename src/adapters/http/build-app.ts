@@ -26,11 +26,13 @@ import { registerListEngines } from './routes/engines/list-engines.js';
 import { registerIssueRoutes } from './routes/issues/index.js';
 import { registerScanRoutes } from './routes/scans/index.js';
 import { registerScheduleRoutes } from './routes/schedules/index.js';
+import { registerDashboard } from './routes/system/dashboard.js';
+import { registerDocsPage } from './routes/system/docs-page.js';
 import { registerHealth } from './routes/system/health.js';
 import { registerMetrics } from './routes/system/metrics.js';
 import { registerOpenApi } from './routes/system/openapi.js';
 import { registerTemplateRoutes } from './routes/templates/index.js';
-import { registerGetUsage } from './routes/usage/get-usage.js';
+import { registerGetDailyUsage, registerGetUsage } from './routes/usage/get-usage.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { ApiKeyView, TenantView } from './schemas/api-key.js';
 import { ErrorEnvelope } from './schemas/envelope.js';
@@ -104,6 +106,8 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
 
   registerHealth(app, deps);
   registerOpenApi(app);
+  await registerDashboard(app, { oidc: deps.config.dashboardOidc });
+  await registerDocsPage(app);
   registerMetrics(app, { metrics: deps.metricsRegistry, metricsToken: deps.config.metricsToken });
   await app.register((apiKeyContext, _opts, done) => {
     apiKeyContext.addHook('onRequest', createApiKeyAuthHook(deps, failures, tokenBudget));
@@ -115,6 +119,7 @@ export async function buildApp(deps: AppDeps, logger: Logger): Promise<FastifyIn
     registerScheduleRoutes(apiKeyContext, deps);
     registerIssueRoutes(apiKeyContext, deps);
     registerGetUsage(apiKeyContext, deps);
+    registerGetDailyUsage(apiKeyContext, deps);
     done();
   });
   await app.register((jwtContext, _opts, done) => {

@@ -210,7 +210,9 @@ describe('runProcess', () => {
 
   it('kills the whole process group on timeout, grandchildren included', async () => {
     const pidFile = join(dir, 'grandchild-timeout.pid');
-    const result = await runDouble('spawn-grandchild.js', [pidFile, 'stay'], { timeoutMs: 300 });
+    // Long enough for two node processes to start on a loaded machine: the grandchild must be up
+    // (its pid written) before the timeout ends the group, or there is nothing to check.
+    const result = await runDouble('spawn-grandchild.js', [pidFile, 'stay'], { timeoutMs: 2_000 });
     const grandchild = await readPid(pidFile);
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGTERM', forcefullyKilled: false });
     expect(await isRunning(grandchild)).toBe(false);

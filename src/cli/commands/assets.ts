@@ -1,29 +1,44 @@
-/** `rampart assets list|get|create|verify|delete`. */
+/** `rampart assets list|get|create|update|verify|delete`. */
 import { type Command, Option } from 'commander';
 import { unwrap } from '../../client/index.js';
-import { collect, details, runner, table } from '../runner.js';
+import {
+  collect,
+  details,
+  type PageOptions,
+  pageLine,
+  pageQuery,
+  runner,
+  table,
+  withPageOptions,
+} from '../runner.js';
 
 const KINDS = ['domain', 'host', 'ip', 'network', 'url', 'image'] as const;
 const METHODS = ['dns', 'http'] as const;
 
 export function registerAssets(program: Command): void {
   const assets = program.command('assets').description('manage assets and their verification');
-  assets
-    .command('list')
-    .description('list assets')
-    .action(
-      runner(async (ctx) => {
-        const { data } = await unwrap(ctx.client().GET('/api/v1/assets'));
-        const rows = data.assets.map((asset) => ({
-          ...asset,
-          verification: asset.verification.status,
-        }));
-        return {
-          data,
-          lines: table(rows, ['id', 'name', 'kind', 'value', 'verification', 'tags']),
-        };
-      }),
-    );
+  withPageOptions(
+    assets
+      .command('list')
+      .description('list assets')
+      .option('--tag <tag>', 'only assets with this tag'),
+  ).action(
+    runner(async (ctx, opts: PageOptions & { tag?: string }) => {
+      const query = { ...(opts.tag !== undefined ? { tag: opts.tag } : {}), ...pageQuery(opts) };
+      const { data } = await unwrap(ctx.client().GET('/api/v1/assets', { params: { query } }));
+      const rows = data.assets.map((asset) => ({
+        ...asset,
+        verification: asset.verification.status,
+      }));
+      return {
+        data,
+        lines: [
+          ...table(rows, ['id', 'name', 'kind', 'value', 'verification', 'tags']),
+          pageLine(data.pagination, 'assets'),
+        ],
+      };
+    }),
+  );
   assets
     .command('get')
     .description('show an asset')
@@ -61,6 +76,24 @@ export function registerAssets(program: Command): void {
           return { data, lines: details(data.asset) };
         },
       ),
+    );
+  assets
+    .command('update')
+    .description('rename an asset or replace its tags (its value and kind stay)')
+    .argument('<assetId>')
+    .option('--name <name>', 'asset name')
+    .option('--tag <tag>', 'tag (repeatable; replaces the tags)', collect)
+    .action(
+      runner(async (ctx, assetId: string, opts: { name?: string; tag?: string[] }) => {
+        const body = {
+          ...(opts.name !== undefined ? { name: opts.name } : {}),
+          ...(opts.tag !== undefined ? { tags: opts.tag } : {}),
+        };
+        const { data } = await unwrap(
+          ctx.client().PATCH('/api/v1/assets/{assetId}', { params: { path: { assetId } }, body }),
+        );
+        return { data, lines: details(data.asset) };
+      }),
     );
   assets
     .command('verify')

@@ -1,7 +1,10 @@
-/** `rampart keys create|list|rotate|revoke` (a dashboard token's profile: API keys are managed with JWT). */
+/**
+ * `rampart keys create|list|get|rotate|revoke|suspend|reinstate` (a dashboard token's profile: API
+ * keys are managed with JWT; suspend and reinstate are admin routes and need an admin token).
+ */
 import type { Command } from 'commander';
 import { type operations, unwrap } from '../../client/index.js';
-import { collect, details, runner, table } from '../runner.js';
+import { collect, details, integer, runner, table } from '../runner.js';
 
 type Scope = NonNullable<
   operations['createApiKey']['requestBody']['content']['application/json']['scopes']
@@ -46,10 +49,22 @@ export function registerKeys(program: Command): void {
       }),
     );
   keys
+    .command('get')
+    .description('show an API key')
+    .argument('<keyId>')
+    .action(
+      runner(async (ctx, keyId: string) => {
+        const { data } = await unwrap(
+          ctx.client().GET('/api/v1/api-keys/{keyId}', { params: { path: { keyId } } }),
+        );
+        return { data, lines: details(data.apiKey) };
+      }),
+    );
+  keys
     .command('rotate')
     .description('replace a key; the old one keeps working for the grace period')
     .argument('<keyId>')
-    .option('--grace-hours <hours>', 'grace period of the old key, in hours', Number)
+    .option('--grace-hours <hours>', 'grace period of the old key, in hours', integer)
     .action(
       runner(async (ctx, keyId: string, opts: { graceHours?: number }) => {
         const body = opts.graceHours !== undefined ? { gracePeriodHours: opts.graceHours } : {};
@@ -83,4 +98,25 @@ export function registerKeys(program: Command): void {
         return { data, lines: [`key ${data.apiKey.id} ${data.apiKey.status}`] };
       }),
     );
+  // The admin routes, listed under keys where a person looks for them.
+  for (const action of ['suspend', 'reinstate'] as const) {
+    keys
+      .command(action)
+      .description(
+        action === 'suspend'
+          ? 'suspend a key of any tenant (needs an admin token)'
+          : 'reinstate a suspended key (needs an admin token)',
+      )
+      .argument('<keyId>')
+      .action(
+        runner(async (ctx, keyId: string) => {
+          const { data } = await unwrap(
+            ctx.client().POST(`/api/v1/admin/api-keys/{keyId}/${action}`, {
+              params: { path: { keyId } },
+            }),
+          );
+          return { data, lines: [`key ${data.apiKey.id} ${data.apiKey.status}`] };
+        }),
+      );
+  }
 }

@@ -1,5 +1,6 @@
 /** The resource commands other than scans: one module each. */
 import type { Command } from 'commander';
+import { registerAdmin } from './admin.js';
 import { registerAssets } from './assets.js';
 import { registerIssues } from './issues.js';
 import { registerKeys } from './keys.js';
@@ -16,4 +17,5 @@ export function registerResources(program: Command): void {
   registerAssets(program);
   registerSchedules(program);
   registerIssues(program);
+  registerAdmin(program);
 }

@@ -1,6 +1,7 @@
 /**
- * `rampart scan`, `rampart scans list|get|cancel` and `rampart results`: start a scan (and wait
- * for it, gating a pipeline with --fail-on), read scans, and download their results.
+ * `rampart scan`, `rampart scans list|get|cancel|findings|diff`, `rampart results` and `rampart
+ * engines`: start a scan (and wait for it, gating a pipeline with --fail-on), read scans, their
+ * findings and what changed since a base scan, and download their results.
  */
 import { writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
@@ -14,10 +15,14 @@ import {
   details,
   EXIT_ERROR,
   EXIT_FAIL_ON,
+  type PageOptions,
+  pageLine,
+  pageQuery,
   parseKeyValues,
   type RunContext,
   runner,
   table,
+  withPageOptions,
 } from '../runner.js';
 
 type Scan = Schema<'Scan'>;
@@ -213,40 +218,34 @@ export function registerScans(program: Command): void {
     .action(runner((ctx, target: string, opts: ScanOptions) => startScan(ctx, target, opts)));
 
   const scans = program.command('scans').description('list, read and cancel scans');
-  scans
-    .command('list')
-    .description('list scans')
-    .option('--engine <engine>', 'only this engine ("all" for every engine)')
-    .addOption(new Option('--status <status>', 'only this status').choices(STATUSES))
-    .option('--page <n>', 'page, from 1', Number)
-    .option('--limit <n>', 'items per page', Number)
-    .action(
-      runner(
-        async (
-          ctx,
-          opts: { engine?: string; status?: Scan['status']; page?: number; limit?: number },
-        ) => {
-          const query = {
-            // The engine name is checked by the service (INVALID_SCAN_TYPE).
-            ...(opts.engine !== undefined
-              ? { scanType: opts.engine as ListQuery['scanType'] }
-              : {}),
-            ...(opts.status !== undefined ? { status: opts.status } : {}),
-            ...(opts.page !== undefined ? { page: opts.page } : {}),
-            ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
-          };
-          const { data } = await unwrap(ctx.client().GET('/api/v1/scans', { params: { query } }));
-          const { page, totalPages, total } = data.pagination;
-          return {
-            data,
-            lines: [
-              ...table(data.scans, SCAN_COLUMNS),
-              `page ${page}/${totalPages}, ${total} scans`,
-            ],
-          };
-        },
-      ),
-    );
+  withPageOptions(
+    scans
+      .command('list')
+      .description('list scans')
+      .option('--engine <engine>', 'only this engine ("all" for every engine)')
+      .addOption(new Option('--status <status>', 'only this status').choices(STATUSES))
+      .option('--parent <scanId>', "a sentinel scan's child scans (all engines)"),
+  ).action(
+    runner(
+      async (
+        ctx,
+        opts: PageOptions & { engine?: string; status?: Scan['status']; parent?: string },
+      ) => {
+        const query = {
+          // The engine name is checked by the service (INVALID_SCAN_TYPE).
+          ...(opts.engine !== undefined ? { scanType: opts.engine as ListQuery['scanType'] } : {}),
+          ...(opts.status !== undefined ? { status: opts.status } : {}),
+          ...(opts.parent !== undefined ? { parentScanId: opts.parent } : {}),
+          ...pageQuery(opts),
+        };
+        const { data } = await unwrap(ctx.client().GET('/api/v1/scans', { params: { query } }));
+        return {
+          data,
+          lines: [...table(data.scans, SCAN_COLUMNS), pageLine(data.pagination, 'scans')],
+        };
+      },
+    ),
+  );
   scans
     .command('get')
     .description('show a scan')
@@ -267,6 +266,73 @@ export function registerScans(program: Command): void {
           ctx.client().POST('/api/v1/scans/{scanId}/cancel', { params: { path: { scanId } } }),
         );
         return { data, lines: [`scan ${scanId} cancel requested`] };
+      }),
+    );
+
+  withPageOptions(
+    scans
+      .command('findings')
+      .description("a scan's findings, a page at a time")
+      .argument('<scanId>')
+      .addOption(new Option('--severity <severity>', 'only this severity').choices(SEVERITIES)),
+  ).action(
+    runner(async (ctx, scanId: string, opts: PageOptions & { severity?: Severity }) => {
+      const query = {
+        ...(opts.severity !== undefined ? { severity: opts.severity } : {}),
+        ...pageQuery(opts),
+      };
+      const { data } = await unwrap(
+        ctx.client().GET('/api/v1/scans/{scanId}/findings', {
+          params: { path: { scanId }, query },
+        }),
+      );
+      return {
+        data,
+        lines: [
+          ...table(data.findings, ['id', 'severity', 'title', 'ruleId']),
+          pageLine(data.pagination, 'findings'),
+        ],
+      };
+    }),
+  );
+  scans
+    .command('diff')
+    .description('what changed with an ended scan: its issues against a base scan')
+    .argument('<scanId>')
+    .option(
+      '--base <scanId>',
+      'an ended scan of the same target and engine (default: the latest completed before it)',
+    )
+    .action(
+      runner(async (ctx, scanId: string, opts: { base?: string }) => {
+        const { data } = await unwrap(
+          ctx.client().GET('/api/v1/scans/{scanId}/diff', {
+            params: { path: { scanId }, query: opts.base !== undefined ? { base: opts.base } : {} },
+          }),
+        );
+        const lines = [`scan ${data.scanId} against ${data.baseScanId ?? '(no base scan)'}`];
+        for (const change of ['new', 'reopened', 'fixed', 'unchanged'] as const) {
+          lines.push(`${change}: ${data[change].length}`);
+          if (data[change].length > 0) {
+            lines.push(
+              ...table(data[change], ['id', 'severity', 'title']).map((row) => `  ${row}`),
+            );
+          }
+        }
+        return { data, lines };
+      }),
+    );
+
+  program
+    .command('engines')
+    .description('the scan engines, whether a worker runs them now, and their options')
+    .action(
+      runner(async (ctx) => {
+        const { data } = await unwrap(ctx.client().GET('/api/v1/engines'));
+        return {
+          data,
+          lines: table(data.engines, ['name', 'available', 'version', 'sandboxed', 'targetTypes']),
+        };
       }),
     );
 

@@ -18,3 +18,6 @@ export const CALLBACK_EVENTS: readonly string[] = [
 ];
 
 export const TEST_EVENT = 'webhook.test';
+
+/** The events a webhook's delivery log can hold (its `event` filter): the scan events and the test. */
+export const DELIVERY_LOG_EVENTS = [...WEBHOOK_EVENTS, TEST_EVENT] as const;

@@ -66,7 +66,7 @@ export async function triageIssues(
   if (Object.values(filter).every((value) => value === null)) {
     throw new ApiError('INVALID_FIELD_VALUE', {
       field: 'filter',
-      reason: 'name at least one of target, engine, severity, status, triage, since',
+      reason: 'name at least one of ids, target, engine, severity, status, triage, since',
     });
   }
   const asked = requestedTriage(request, actor, deps.clock.now());

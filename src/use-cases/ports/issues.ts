@@ -51,6 +51,8 @@ export interface IssueEventRecord {
 
 /** The list's filters; null: any. `triage` is the triage in effect at `now`. */
 export interface IssueFilter {
+  /** Only these issues (bulk triage by selection; lower-case uuids). */
+  readonly ids: readonly string[] | null;
   readonly target: string | null;
   readonly engine: string | null;
   readonly severity: Severity | null;

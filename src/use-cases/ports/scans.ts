@@ -5,11 +5,24 @@
  */
 import type { Finding, Severity } from '../../domain/findings/finding.js';
 import type { SarifRuleSource } from '../../domain/findings/sarif.js';
+import type { TriageState } from '../../domain/issues/triage.js';
 import type { ScanRecord } from '../../domain/scans/scan.js';
 import type { CancelConflict, ScanStatus } from '../../domain/scans/status-machine.js';
 import type { PrivateTargetPolicy } from '../../domain/targets/private-target-policy.js';
 import type { ScanTarget } from '../../domain/targets/target.js';
 import type { Page } from './common.js';
+
+/** What a scan's findings list keeps (each null: any). */
+export interface ScanFindingFilter {
+  readonly severity: Severity | null;
+  /** The engine that produced the finding (on a sentinel scan, the child engine it names). */
+  readonly engine: string | null;
+  /**
+   * The triage in effect of the finding's issue (an accepted risk past its expiry is `none`). A
+   * finding without an issue (its triage reads null) matches no triage state.
+   */
+  readonly triage: TriageState | null;
+}
 
 /** A scan to insert, as create-scan has validated it: what a queued scan's record starts from. */
 export type NewScan = Pick<
@@ -107,11 +120,16 @@ export interface ScanStore {
    * children, if any, are the cancel use case's to cancel).
    */
   cancel(tenantId: string, id: string): Promise<CancelResult>;
+  /**
+   * A scan's findings matching `filter`, most severe first, then as stored; `total` counts every
+   * match. `now` decides which accepted risks have expired (the triage filter).
+   */
   listFindings(
     tenantId: string,
     scanId: string,
-    filter: { readonly severity: Severity | null },
+    filter: ScanFindingFilter,
     page: Page | null,
+    now: Date,
   ): Promise<{ readonly findings: Finding[]; readonly total: number }>;
   /**
    * All of a scan's findings, `pageSize` at a time, without `raw`, `evidence` and correlation

@@ -5,6 +5,16 @@
 import type { WebhookFilters } from '../../domain/webhooks/webhook-filters.js';
 import type { Page } from './common.js';
 
+/** Which attempts of a delivery log to list (an extension; every field optional). */
+export interface AttemptFilter {
+  /** Only succeeded (true) or only failed (false) attempts. */
+  readonly success?: boolean;
+  /** Only attempts of this event (`scan.completed`, …, `webhook.test`). */
+  readonly event?: string;
+  /** Only the attempts of this delivery (its del-<uuid> without the prefix). */
+  readonly deliveryId?: string;
+}
+
 export type WebhookUrlCheck =
   | { readonly ok: true }
   | {
@@ -82,10 +92,12 @@ export interface WebhookStore {
   update(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null>;
   /** Deletes the webhook with its pending deliveries and their log. */
   delete(tenantId: string, id: string): Promise<boolean>;
+  /** One page of the webhook's delivery log, newest first, of the attempts `filter` keeps. */
   listAttempts(
     tenantId: string,
     webhookId: string,
     page: Page,
+    filter?: AttemptFilter,
   ): Promise<{ attempts: DeliveryAttemptRecord[]; total: number }>;
   /**
    * Queues the delivery `deliveryId` of the webhook again: a new delivery with the same body,

@@ -15,7 +15,7 @@ import type { ScanRecord } from '../../domain/scans/scan.js';
 import { isTerminal } from '../../domain/scans/status-machine.js';
 import { runsAsChildScans } from '../../engines/registry.js';
 import type { Page } from '../ports/common.js';
-import type { ScanStore } from '../ports/scans.js';
+import type { ScanFindingFilter, ScanStore } from '../ports/scans.js';
 import {
   type FindingView,
   type Pagination,
@@ -34,6 +34,9 @@ async function endedScan(scans: ScanStore, tenantId: string, id: string): Promis
   }
   return scan;
 }
+
+/** No filter: every finding of the scan. */
+const ALL_FINDINGS: ScanFindingFilter = { severity: null, engine: null, triage: null };
 
 export interface ResultsView {
   scanId: string;
@@ -60,7 +63,7 @@ export async function getResults(
   now: Date,
 ): Promise<ResultsView> {
   const scan = await endedScan(scans, tenantId, id);
-  const found = await scans.listFindings(tenantId, id, { severity: null }, page);
+  const found = await scans.listFindings(tenantId, id, ALL_FINDINGS, page, now);
   const sentinel = runsAsChildScans(scan.scanType) ? await scans.sentinelRun(tenantId, id) : null;
   return {
     scanId: scan.id,
@@ -189,16 +192,20 @@ export async function exportResults(
   };
 }
 
+/**
+ * One page of an ended scan's findings matching `filter` (severity, engine, triage in effect at
+ * `now`), with the pagination of every match.
+ */
 export async function listFindings(
   scans: ScanStore,
   tenantId: string,
   id: string,
-  severity: Severity | undefined,
+  filter: ScanFindingFilter,
   page: Page,
   now: Date,
 ): Promise<{ findings: FindingView[]; pagination: Pagination }> {
   await endedScan(scans, tenantId, id);
-  const found = await scans.listFindings(tenantId, id, { severity: severity ?? null }, page);
+  const found = await scans.listFindings(tenantId, id, filter, page, now);
   return {
     findings: found.findings.map((finding) => toFindingView(withTriageInEffect(finding, now))),
     pagination: pagination(page.page, page.limit, found.total),

@@ -8,6 +8,7 @@ import { SEVERITIES, type Severity } from '../../domain/findings/finding.js';
 import type { RateLimitDecision } from '../../domain/rate-limits/windows.js';
 import { SCAN_STATUSES } from '../../domain/scans/status-machine.js';
 import { quotaPeriod, quotaRemaining } from '../../domain/tenants/quota-period.js';
+import { dailyUsage, usageDays } from '../../domain/usage/daily-usage.js';
 import type { ApiKeyRecord } from '../ports/api-keys.js';
 import type { Clock } from '../ports/common.js';
 import type { TenantStore } from '../ports/tenants.js';
@@ -69,5 +70,19 @@ export async function getUsage(
             },
           },
         }),
+  };
+}
+
+/** GET /api/v1/usage/daily (an extension): the tenant's scans per UTC day, the last `days` days. */
+export async function getDailyUsage(
+  deps: { readonly usage: UsageStore; readonly clock: Clock },
+  tenantId: string,
+  days: number,
+) {
+  const range = usageDays(deps.clock.now(), days);
+  const counts = await deps.usage.scansPerDay(tenantId, range.start, range.end);
+  return {
+    period: { start: range.start.toISOString(), end: range.end.toISOString() },
+    days: dailyUsage(range.dates, counts),
   };
 }

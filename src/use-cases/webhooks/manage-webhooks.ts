@@ -10,7 +10,7 @@ import { DEFAULT_WEBHOOK_EVENTS } from '../../domain/webhooks/webhook-events.js'
 import { withDefaults } from '../../domain/webhooks/webhook-filters.js';
 import { generateWebhookSecret } from '../../domain/webhooks/webhook-secret.js';
 import type { IdSource, Page } from '../ports/common.js';
-import type { WebhookStore, WebhookUrlChecker } from '../ports/webhooks.js';
+import type { AttemptFilter, WebhookStore, WebhookUrlChecker } from '../ports/webhooks.js';
 import { pagination } from '../scans/scan-view.js';
 import { toDeliveryView, toWebhookView } from './webhook-view.js';
 
@@ -142,11 +142,12 @@ export async function listDeliveries(
   tenantId: string,
   id: string | null,
   page: Page,
+  filter: AttemptFilter = {},
 ) {
   if (id === null || (await webhooks.get(tenantId, id)) === null) {
     throw new ApiError('WEBHOOK_NOT_FOUND');
   }
-  const found = await webhooks.listAttempts(tenantId, id, page);
+  const found = await webhooks.listAttempts(tenantId, id, page, filter);
   return {
     deliveries: found.attempts.map(toDeliveryView),
     pagination: pagination(page.page, page.limit, found.total),

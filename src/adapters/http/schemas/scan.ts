@@ -6,10 +6,10 @@ import {
   SeveritySchema,
 } from '../../../domain/findings/finding-schema.js';
 import { BASELINE_STATES } from '../../../domain/issues/issue.js';
-import { TRIAGE_STATES } from '../../../domain/issues/triage.js';
+import { TRIAGE_STATES, type TriageState } from '../../../domain/issues/triage.js';
 import { PRIORITIES } from '../../../domain/scans/priority.js';
 import { SCAN_STATUSES } from '../../../domain/scans/status-machine.js';
-import { ENGINE_NAMES } from '../../../engines/engine.js';
+import { ENGINE_NAMES, type EngineName } from '../../../engines/engine.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
@@ -246,3 +246,22 @@ export const ScanIdParams = Type.Object({
 });
 
 export const SeverityFilter = { ...SeveritySchema, description: 'Only findings of this severity' };
+
+/**
+ * The engines a finding names: a scan's own, or on a sentinel scan the child engine that produced
+ * it (never `sentinel` itself). The findings list's and the issues list's `engine` filter.
+ */
+export const EngineFilter = Type.Unsafe<Exclude<EngineName, 'sentinel'>>(
+  Type.String({
+    enum: ENGINE_NAMES.filter((name) => name !== 'sentinel'),
+    description: 'Only findings of this engine',
+  }),
+);
+
+/** The triage states a list filters on (the triage in effect: an expired accepted risk is none). */
+export const TriageFilter = Type.Unsafe<TriageState>(
+  Type.String({
+    enum: [...TRIAGE_STATES],
+    description: 'Only findings with this triage in effect',
+  }),
+);

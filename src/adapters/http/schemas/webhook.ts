@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { SEVERITIES } from '../../../domain/findings/finding.js';
 import { orNull } from '../../../domain/validation/or-null.js';
-import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-events.js';
+import { DELIVERY_LOG_EVENTS, WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-events.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
@@ -170,6 +170,30 @@ export const WebhookIdParams = Type.Object({ webhookId: WebhookIdParam });
  * WEBHOOK_NOT_FOUND whatever the delivery id), then an id that is not `del-<uuid>` is
  * DELIVERY_NOT_FOUND like an unknown one (redeliver-webhook.ts).
  */
+/**
+ * The delivery log's filters (Rampart extensions): each narrows the list and its pagination's
+ * totals; together they must all hold.
+ */
+export const DeliveriesFilterQuery = {
+  success: Type.Optional(
+    Type.Boolean({
+      description:
+        'Rampart extension: only attempts that succeeded (true) or failed (false; statusCode 0 included)',
+    }),
+  ),
+  event: Type.Optional(
+    Type.String({
+      enum: [...DELIVERY_LOG_EVENTS],
+      description: 'Rampart extension: only attempts of this event',
+    }),
+  ),
+  deliveryId: Type.Optional(
+    Type.String({
+      description: 'Rampart extension: only the attempts of this delivery (del-<uuid>)',
+    }),
+  ),
+};
+
 export const DeliveryIdParams = Type.Object({
   webhookId: WebhookIdParam,
   deliveryId: Type.String({ description: 'del-<uuid>, as the delivery log shows it' }),

@@ -17,6 +17,10 @@ const Engine = Type.Object(
     available: Type.Boolean({
       description: 'Whether a live worker can run it now (scans of other engines answer 503)',
     }),
+    unavailableReason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Rampart extension: why it is not available (no live worker at all, or none that runs it), null when it is',
+    }),
     version: Type.Union([Type.String(), Type.Null()]),
     sandboxed: Type.Boolean({
       description:
@@ -33,6 +37,23 @@ const Engine = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Why an engine cannot run now, for the people who choose one; null when it can. */
+export function unavailableReason(
+  engine: string,
+  members: number,
+  runnableEngines: number,
+): string | null {
+  if (members > 0) {
+    return null;
+  }
+  if (runnableEngines === 0) {
+    return 'no live worker: no worker process is running, or none reaches the database';
+  }
+  return runsAsChildScans(engine)
+    ? 'no live worker runs any of the engines it combines'
+    : 'no live worker runs it: its scanner is not installed where the workers run, or their WORKER_ENGINES leave it out';
+}
 
 /**
  * GET /api/v1/engines: any valid key (no scope). `available` is whether a live worker registered
@@ -56,6 +77,7 @@ export function registerListEngines(app: FastifyInstance, deps: AppDeps): void {
         return {
           ...engine,
           available: members.length > 0,
+          unavailableReason: unavailableReason(engine.name, members.length, runnable.size),
           sandboxed: members.length > 0 && members.every((member) => member.sandboxed),
           targetTypes,
           optionsSchema,

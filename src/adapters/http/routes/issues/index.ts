@@ -12,7 +12,6 @@ import {
   type TriageState,
 } from '../../../../domain/issues/triage.js';
 import { orNull } from '../../../../domain/validation/or-null.js';
-import { ENGINE_NAMES } from '../../../../engines/engine.js';
 import { getIssue, listIssues } from '../../../../use-cases/issues/read-issues.js';
 import { diffScan } from '../../../../use-cases/issues/scan-diff.js';
 import { triageIssue, triageIssues } from '../../../../use-cases/issues/triage-issue.js';
@@ -27,29 +26,29 @@ import {
   success,
 } from '../../schemas/envelope.js';
 import { IssueIdParams, IssueRef, IssueWithHistory } from '../../schemas/issue.js';
-import { PageQuery, PaginationSchema, ScanIdParams, SeverityFilter } from '../../schemas/scan.js';
+import {
+  EngineFilter,
+  PageQuery,
+  PaginationSchema,
+  ScanIdParams,
+  SeverityFilter,
+  TriageFilter,
+} from '../../schemas/scan.js';
 
 /** The list's filters, also bulk triage's `filter`. */
 const FilterFields = {
   target: Type.Optional(
     Type.String({ minLength: 1, maxLength: 2048, description: 'Only issues of this target' }),
   ),
-  engine: Type.Optional(
-    Type.String({
-      enum: ENGINE_NAMES.filter((name) => name !== 'sentinel'),
-      description: "Only issues whose latest finding is this engine's",
-    }),
-  ),
+  engine: Type.Optional({
+    ...EngineFilter,
+    description: "Only issues whose latest finding is this engine's",
+  }),
   severity: Type.Optional({ ...SeverityFilter, description: 'Only issues of this severity' }),
   status: Type.Optional(
     Type.String({ enum: [...ISSUE_STATUSES], description: 'Only issues in this status' }),
   ),
-  triage: Type.Optional(
-    Type.String({
-      enum: [...TRIAGE_STATES],
-      description: 'Only issues with this triage in effect',
-    }),
-  ),
+  triage: Type.Optional({ ...TriageFilter, description: 'Only issues with this triage in effect' }),
   since: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -86,6 +85,8 @@ interface TriageBodyValue {
 }
 
 interface FilterValue {
+  /** Bulk triage only. */
+  ids?: string[];
   target?: string;
   engine?: string;
   severity?: Severity;
@@ -101,6 +102,7 @@ interface ListQueryValue extends FilterValue {
 
 function toFilter(value: FilterValue): IssueFilter {
   return {
+    ids: value.ids === undefined ? null : value.ids.map((id) => id.toLowerCase()),
     target: value.target ?? null,
     engine: value.engine ?? null,
     severity: value.severity ?? null,
@@ -110,10 +112,26 @@ function toFilter(value: FilterValue): IssueFilter {
   };
 }
 
+/** Most issue ids one bulk triage names (a page of the list at its largest). */
+const MAX_TRIAGE_IDS = 100;
+
 const BulkTriageBody = Type.Object({
-  filter: Type.Object(FilterFields, {
-    description: "The issues to triage, as the list's filters (at least one)",
-  }),
+  filter: Type.Object(
+    {
+      ids: Type.Optional(
+        Type.Array(Type.String({ format: 'uuid' }), {
+          minItems: 1,
+          maxItems: MAX_TRIAGE_IDS,
+          description: `Rampart extension: only these issues (1 to ${MAX_TRIAGE_IDS} ids; ids the tenant does not have match nothing)`,
+        }),
+      ),
+      ...FilterFields,
+    },
+    {
+      description:
+        "The issues to triage: ids and the list's filters, all of which must hold (at least one)",
+    },
+  ),
   ...TriageBody.properties,
 });
 

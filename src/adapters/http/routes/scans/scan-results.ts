@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { CSV_COLUMNS } from '../../../../domain/findings/csv.js';
 import type { Severity } from '../../../../domain/findings/finding.js';
+import type { TriageState } from '../../../../domain/issues/triage.js';
 import {
   type ExportFormat,
   exportResults,
@@ -19,12 +20,14 @@ import {
   success,
 } from '../../schemas/envelope.js';
 import {
+  EngineFilter,
   FindingRef,
   PageQuery,
   PaginationSchema,
   ScanIdParams,
   SentinelSchema,
   SeverityFilter,
+  TriageFilter,
 } from '../../schemas/scan.js';
 
 const Summary = Type.Record(Type.String(), Type.Integer());
@@ -210,10 +213,35 @@ export function registerGetResults(app: FastifyInstance, deps: AppDeps): void {
   );
 }
 
+/**
+ * The findings list's filters: `severity` (the contract's), `engine` and `triage` (Rampart
+ * extensions). Each narrows the list and its pagination's totals.
+ */
+const FindingsQuery = Type.Object({
+  severity: Type.Optional(SeverityFilter),
+  engine: Type.Optional({
+    ...EngineFilter,
+    description:
+      'Rampart extension: only findings of this engine (on a sentinel scan, the child engine that produced them)',
+  }),
+  triage: Type.Optional({
+    ...TriageFilter,
+    description:
+      'Rampart extension: only findings whose issue has this triage in effect (an accepted risk past its expiry is none); a finding without an issue (triage null) matches none of them',
+  }),
+  ...PageQuery,
+});
+
 export function registerListFindings(app: FastifyInstance, deps: AppDeps): void {
   app.get<{
     Params: { scanId: string };
-    Querystring: { severity?: Severity; page?: number; limit?: number };
+    Querystring: {
+      severity?: Severity;
+      engine?: string;
+      triage?: TriageState;
+      page?: number;
+      limit?: number;
+    };
   }>(
     '/api/v1/scans/:scanId/findings',
     {
@@ -221,10 +249,12 @@ export function registerListFindings(app: FastifyInstance, deps: AppDeps): void 
       schema: {
         operationId: 'listScanFindings',
         summary: 'Findings of an ended scan, most severe first, filtered and paged',
+        description:
+          "Filters combine, and pagination.total counts the findings that match them all. `severity` is the contract's filter; `engine` and `triage` are Rampart extensions.",
         tags: ['scans'],
         security: [{ apiKey: [] }, { bearerAuth: [] }],
         params: ScanIdParams,
-        querystring: Type.Object({ severity: Type.Optional(SeverityFilter), ...PageQuery }),
+        querystring: FindingsQuery,
         response: {
           200: {
             ...success(
@@ -241,12 +271,12 @@ export function registerListFindings(app: FastifyInstance, deps: AppDeps): void 
     },
     async (request) => {
       const { tenantId } = tenantCaller(request);
-      const { severity, page = 1, limit = 20 } = request.query;
+      const { severity, engine, triage, page = 1, limit = 20 } = request.query;
       const data = await listFindings(
         deps.scans,
         tenantId,
         request.params.scanId,
-        severity,
+        { severity: severity ?? null, engine: engine ?? null, triage: triage ?? null },
         { page, limit },
         deps.clock.now(),
       );

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DOCS_PAGE } from './docs-page.js';
 
-/** GET /api/v1/openapi.json (generated from the route schemas) and GET /docs; both public. */
+/** GET /api/v1/openapi.json (generated from the route schemas), public; docs-page.ts renders it. */
 export function registerOpenApi(app: FastifyInstance): void {
   app.get(
     '/api/v1/openapi.json',
@@ -24,23 +23,5 @@ export function registerOpenApi(app: FastifyInstance): void {
       },
     },
     async () => app.swagger(),
-  );
-  app.get(
-    '/docs',
-    {
-      schema: {
-        operationId: 'getDocsPage',
-        summary: 'A page that renders this document',
-        tags: ['system'],
-        security: [],
-        response: {
-          200: {
-            description: 'Self-contained HTML page (no external scripts)',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-        },
-      },
-    },
-    async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE),
   );
 }

@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { SEVERITIES } from '../../../../domain/findings/finding.js';
-import { getUsage } from '../../../../use-cases/usage/get-usage.js';
+import { SCAN_STATUSES } from '../../../../domain/scans/status-machine.js';
+import {
+  DEFAULT_USAGE_DAYS,
+  MAX_USAGE_DAYS,
+  MIN_USAGE_DAYS,
+} from '../../../../domain/usage/daily-usage.js';
+import { getDailyUsage, getUsage } from '../../../../use-cases/usage/get-usage.js';
 import type { AppDeps } from '../../app-deps.js';
 import { tenantCaller } from '../../request-auth.js';
 import {
@@ -89,6 +95,77 @@ export function registerGetUsage(app: FastifyInstance, deps: AppDeps): void {
         deps,
         caller.tenantId,
         caller.kind === 'api-key' ? { record: caller.key, admission: caller.admission } : null,
+      );
+      return { success: true, data };
+    },
+  );
+}
+
+const DailyQuery = Type.Object({
+  days: Type.Optional(
+    Type.Integer({
+      minimum: MIN_USAGE_DAYS,
+      maximum: MAX_USAGE_DAYS,
+      default: DEFAULT_USAGE_DAYS,
+      description: `How many UTC days, today included (${MIN_USAGE_DAYS}-${MAX_USAGE_DAYS}, default ${DEFAULT_USAGE_DAYS})`,
+    }),
+  ),
+});
+
+const StatusCounts = Type.Object(
+  Object.fromEntries(SCAN_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])),
+  { additionalProperties: false },
+);
+
+const DailyUsage = Type.Object(
+  {
+    period: Type.Object(
+      {
+        start: Type.String({ description: '00:00 UTC of the first day' }),
+        end: Type.String({ description: '00:00 UTC of the day after today (exclusive)' }),
+      },
+      { additionalProperties: false },
+    ),
+    days: Type.Array(
+      Type.Object(
+        {
+          date: Type.String({ description: 'The UTC day, YYYY-MM-DD' }),
+          total: Type.Integer({ minimum: 0, description: 'Scans created that day' }),
+          byStatus: StatusCounts,
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Every day of the period, oldest first (zero counts included)' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** GET /api/v1/usage/daily (usage:read, an extension): scans per UTC day over the last days. */
+export function registerGetDailyUsage(app: FastifyInstance, deps: AppDeps): void {
+  app.get<{ Querystring: { days?: number } }>(
+    '/api/v1/usage/daily',
+    {
+      config: { scope: 'usage:read' },
+      schema: {
+        operationId: 'getDailyUsage',
+        summary: 'Scans per UTC day over the last days (a Rampart extension)',
+        description:
+          "The tenant's scans by the UTC day they were created on and their status now, the last `days` days with today, oldest first; every day is present. Sentinel children are parts of their scan and not counted, as in GET /api/v1/usage.",
+        tags: ['usage'],
+        security: [{ apiKey: [] }, { bearerAuth: [] }],
+        querystring: DailyQuery,
+        response: {
+          200: { ...success(DailyUsage), headers: RATE_LIMIT_HEADERS },
+          ...errorResponses(...API_KEY_AUTH_CODES, 'INVALID_FIELD_TYPE', 'INVALID_FIELD_VALUE'),
+        },
+      },
+    },
+    async (request) => {
+      const data = await getDailyUsage(
+        deps,
+        tenantCaller(request).tenantId,
+        request.query.days ?? DEFAULT_USAGE_DAYS,
       );
       return { success: true, data };
     },

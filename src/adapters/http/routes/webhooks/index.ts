@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode } from '../../../../domain/errors.js';
+import { ApiError, type ErrorCode } from '../../../../domain/errors.js';
 import { parseDeliveryId, parseWebhookId } from '../../../../domain/webhooks/prefixed-ids.js';
 import {
   type CreateWebhookInput,
@@ -35,6 +35,7 @@ import { PageQuery, PaginationSchema } from '../../schemas/scan.js';
 import {
   CreatedWebhook,
   CreateWebhookBody,
+  DeliveriesFilterQuery,
   DeliveryIdParams,
   DeliverySchema,
   PatchWebhookBody,
@@ -236,7 +237,17 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     }),
   );
 
-  app.get<WithId & { Querystring: { page?: number; limit?: number } }>(
+  app.get<
+    WithId & {
+      Querystring: {
+        page?: number;
+        limit?: number;
+        success?: boolean;
+        event?: string;
+        deliveryId?: string;
+      };
+    }
+  >(
     '/api/v1/webhooks/:webhookId/deliveries',
     {
       config: { scope: 'webhooks:read' },
@@ -246,22 +257,33 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
         tags: ['webhooks'],
         security,
         params: WebhookIdParams,
-        querystring: Type.Object(PageQuery),
+        querystring: Type.Object({ ...DeliveriesFilterQuery, ...PageQuery }),
         response: {
           200: ok(
             Type.Object({ deliveries: Type.Array(DeliverySchema), pagination: PaginationSchema }),
           ),
-          ...errors('WEBHOOK_NOT_FOUND', 'INVALID_PAGE', 'INVALID_LIMIT'),
+          ...errors(
+            'WEBHOOK_NOT_FOUND',
+            'INVALID_PAGE',
+            'INVALID_LIMIT',
+            'INVALID_FIELD_TYPE',
+            'INVALID_FIELD_VALUE',
+          ),
         },
       },
     },
     async (request) => {
-      const { page = 1, limit = 20 } = request.query;
+      const { page = 1, limit = 20, success, event, deliveryId } = request.query;
       const data = await listDeliveries(
         deps.webhooks,
         tenantCaller(request).tenantId,
         idOf(request),
         { page, limit },
+        {
+          ...(success === undefined ? {} : { success }),
+          ...(event === undefined ? {} : { event }),
+          ...(deliveryId === undefined ? {} : { deliveryId: deliveryUuid(deliveryId) }),
+        },
       );
       return { success: true, data };
     },
@@ -358,4 +380,16 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       return reply.code(202).send({ success: true, data });
     },
   );
+}
+
+/** The uuid of the delivery log's `deliveryId` filter; not a del-<uuid>: INVALID_FIELD_VALUE. */
+function deliveryUuid(deliveryId: string): string {
+  const uuid = parseDeliveryId(deliveryId);
+  if (uuid === null) {
+    throw new ApiError('INVALID_FIELD_VALUE', {
+      field: 'deliveryId',
+      reason: 'must be a delivery id, del-<uuid>',
+    });
+  }
+  return uuid;
 }
