@@ -31,15 +31,23 @@ export function startPeriodicRound<T>(options: {
   const { outage } = options;
   let stopped = false;
   let running: Promise<T> = Promise.resolve(options.initial);
-  const round = () => options.round(() => stopped);
-  const runOnce = () => {
+  /** Queues a round after the one under way; `starting` runs when it begins. */
+  const queue = (starting: () => void) => {
+    const round = () => {
+      starting();
+      return options.round(() => stopped);
+    };
     running = running.then(round, round);
     return running;
   };
+  const runOnce = () => queue(() => undefined);
   const timer = options.enabled
     ? setInterval(() => {
-        const began = outage.begin();
-        runOnce().then(
+        // Marked when the round begins, not when it is queued behind a long one.
+        let began = outage.begin();
+        queue(() => {
+          began = outage.begin();
+        }).then(
           (result) => {
             if (options.answered?.(result) ?? true) {
               outage.succeeded(began);

@@ -151,7 +151,8 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
       return;
     }
     claiming = true;
-    const began = outage.begin();
+    // One mark per pass: a round goes on while claims come back full or wakes come in.
+    let began = outage.begin();
     try {
       await takeUpLostClaims();
       do {
@@ -160,6 +161,7 @@ export async function startScanWorker(options: ScanWorkerOptions): Promise<ScanW
         if (free <= 0) {
           break;
         }
+        began = outage.begin();
         const scans = await claimScans(database, id, claimOf(free));
         claimFailure = null;
         outage.succeeded(began);

@@ -29,9 +29,11 @@ export function startScheduler(options: {
 
   async function round(): Promise<number> {
     let total = 0;
-    const began = outage.begin();
+    let began = outage.begin();
     try {
       for (;;) {
+        // One mark per claim: a round goes on while claims come back full.
+        began = outage.begin();
         const claimed = await options.claim();
         outage.succeeded(began);
         total += claimed;

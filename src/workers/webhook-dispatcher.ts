@@ -97,10 +97,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   }
 
   async function round(): Promise<void> {
-    const began = outage.begin();
+    // A round goes on while work comes in (wakes set `again`), for as long as load lasts: each
+    // pass takes its own mark, so an outage seen meanwhile is ended by a pass begun after it.
+    let began = outage.begin();
     try {
       do {
         again = false;
+        began = outage.begin();
         // One pass of the outbox, then a claim; passes go on while events wait.
         const fanned = await fanOutEvents(
           db,

@@ -416,8 +416,25 @@ function workersAlive(): boolean {
 }
 
 /**
+ * Whether every process that said the database was away since `from` has said since that it is
+ * back: until then its loops have not seen the recovery.
+ */
+function everyProcessBack(from: number): boolean {
+  return services.every((service) => {
+    const said = service.logs.filter(
+      (line) =>
+        line.time >= from &&
+        (line.msg.startsWith('database unreachable') ||
+          line.msg.startsWith('database reachable again')),
+    );
+    return said.at(-1)?.msg.startsWith('database reachable again') ?? true;
+  });
+}
+
+/**
  * After a fault: waits until a creation sent after its end got a 201, then until a scan created
- * after its end completed (or RECOVERY_WAIT_MS passed, each).
+ * after its end completed, then until every process said the database is back (or
+ * RECOVERY_WAIT_MS passed, each).
  */
 async function awaitRecovery(traffic: Load, fault: FaultWindow): Promise<void> {
   const acceptedAgain = () =>
@@ -433,6 +450,7 @@ async function awaitRecovery(traffic: Load, fault: FaultWindow): Promise<void> {
       100,
     ),
   );
+  await waitAtMost(() => until(() => everyProcessBack(fault.start), Boolean, RECOVERY_WAIT_MS, 50));
 }
 
 async function applyFaults(traffic: Load): Promise<FaultRun> {
@@ -699,7 +717,9 @@ function outageLogProblems(
   // Lines of this outage: up to the answer bound after it, but never the next fault's own.
   const windowEnd = Math.min(fault.end + ANSWER_BOUND_MS, next?.start ?? Number.POSITIVE_INFINITY);
   const away = logged(service, 'database unreachable', fault.start, windowEnd);
-  const back = logged(service, 'database reachable again', fault.end, fault.end + RECOVERY_WAIT_MS);
+  // ...and its end before the next fault (recovery waits for it).
+  const backBy = Math.min(fault.end + RECOVERY_WAIT_MS, next?.start ?? Number.POSITIVE_INFINITY);
+  const back = logged(service, 'database reachable again', fault.end, backBy);
   // The process's own loops: a request's line (it has a reqId) is one per request by design.
   const warnings = service.logs.filter(
     (line) =>
