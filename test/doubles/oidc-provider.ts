@@ -11,6 +11,8 @@
  * Like a real provider it checks client_id, redirect_uri (registered with allowRedirectUri),
  * response_type=code, an S256 code_challenge, state and nonce at the authorization endpoint; the
  * code, client_id, redirect_uri and code_verifier at the token endpoint, where a code is used once.
+ * The code exchange also issues a refresh token, rotated at each refresh (a used one is refused
+ * with invalid_grant, as providers that rotate them do); refuseRefreshes() revokes them all.
  * Its token endpoint and discovery answer CORS requests from any origin (a browser client calls
  * them). The access token carries `aud` = the API's audience and the user's `tenantId`; the ID
  * token `aud` = the client id and the request's nonce.
@@ -55,6 +57,10 @@ export interface OidcProviderDouble {
   setUser(user: ProviderUser): void;
   /** An access token as the token endpoint issues them, for calls outside the browser. */
   issueAccessToken(user: ProviderUser): Promise<string>;
+  /** Access tokens issued from now on expire after this many seconds (600 at first). */
+  setAccessTokenLifetime(seconds: number): void;
+  /** Refuses every refresh token issued so far (invalid_grant), as a revoked session is. */
+  refuseRefreshes(): void;
   close(): Promise<void>;
 }
 
@@ -68,7 +74,6 @@ interface IssuedCode {
 }
 
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-const TOKEN_TTL_SECONDS = 600;
 
 export async function startOidcProviderDouble(
   options: OidcProviderDoubleOptions,
@@ -78,6 +83,9 @@ export async function startOidcProviderDouble(
   const jwk = { ...(await exportJWK(publicKey)), kid: 'double-1', alg: 'RS256', use: 'sig' };
   const redirectUris = new Set<string>();
   const codes = new Map<string, IssuedCode>();
+  /** Live refresh tokens and whom they sign in; a refresh removes the one it used. */
+  const refreshTokens = new Map<string, ProviderUser>();
+  let accessTokenLifetime = 600;
   const tokenRequests: TokenRequestRecord[] = [];
   const sockets = new Set<Socket>();
   let user: ProviderUser = { sub: 'user-1', tenantId: '00000000-0000-4000-8000-000000000000' };
@@ -91,7 +99,7 @@ export async function startOidcProviderDouble(
       .setAudience(audience)
       .setSubject(subject)
       .setIssuedAt()
-      .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
+      .setExpirationTime(`${accessTokenLifetime}s`)
       .sign(privateKey);
   const accessToken = (who: ProviderUser) =>
     sign({ tenantId: who.tenantId, client_id: options.clientId }, options.audience, who.sub);
@@ -160,11 +168,25 @@ export async function startOidcProviderDouble(
       json(res, 400, { error, error_description: description });
     };
     const code = codes.get(form.get('code') ?? '');
-    if (form.get('grant_type') !== 'authorization_code') {
-      return fail('unsupported_grant_type', 'grant_type must be authorization_code');
+    const grant = form.get('grant_type');
+    if (grant !== 'authorization_code' && grant !== 'refresh_token') {
+      return fail(
+        'unsupported_grant_type',
+        'grant_type must be authorization_code or refresh_token',
+      );
     }
     if (form.get('client_id') !== options.clientId) {
       return fail('invalid_client', 'unknown client_id');
+    }
+    if (grant === 'refresh_token') {
+      const used = form.get('refresh_token') ?? '';
+      const who = refreshTokens.get(used);
+      if (who === undefined) {
+        return fail('invalid_grant', 'the refresh token is unknown, used or revoked');
+      }
+      refreshTokens.delete(used);
+      tokenRequests.push({ outcome: 'refreshed', description: null });
+      return json(res, 200, await tokensFor(who, null));
     }
     if (code === undefined || code.used) {
       return fail('invalid_grant', 'the code is unknown or was already used');
@@ -179,13 +201,21 @@ export async function startOidcProviderDouble(
       return fail('invalid_grant', 'code_verifier does not match the code_challenge');
     }
     tokenRequests.push({ outcome: 'issued', description: null });
-    json(res, 200, {
-      access_token: await accessToken(code.user),
-      id_token: await sign({ nonce: code.nonce }, options.clientId, code.user.sub),
+    json(res, 200, await tokensFor(code.user, code.nonce));
+  };
+
+  /** A token answer: a refreshed one's ID token has no nonce (OpenID Connect Core 12.2). */
+  const tokensFor = async (who: ProviderUser, nonce: string | null) => {
+    const refreshToken = randomBytes(24).toString('base64url');
+    refreshTokens.set(refreshToken, who);
+    return {
+      access_token: await accessToken(who),
+      id_token: await sign(nonce === null ? {} : { nonce }, options.clientId, who.sub),
+      refresh_token: refreshToken,
       token_type: 'Bearer',
-      expires_in: TOKEN_TTL_SECONDS,
+      expires_in: accessTokenLifetime,
       scope: 'openid',
-    });
+    };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, body: string) => {
@@ -206,7 +236,7 @@ export async function startOidcProviderDouble(
         token_endpoint: `https://localhost:${port}/token`,
         jwks_uri: `${issuerOf()}/jwks.json`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
         code_challenge_methods_supported: ['S256'],
@@ -258,6 +288,10 @@ export async function startOidcProviderDouble(
       user = next;
     },
     issueAccessToken: accessToken,
+    setAccessTokenLifetime: (seconds) => {
+      accessTokenLifetime = seconds;
+    },
+    refuseRefreshes: () => refreshTokens.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -2,10 +2,17 @@
  * The dashboard: sign-in, then every page under one layout with the main navigation. Routes live
  * under /app (the service answers index.html for each of them).
  */
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { type Api, ApiContext, createApi } from './lib/api.js';
-import { clearSession, loadSession, type Session, saveSession } from './lib/session.js';
+import {
+  clearSession,
+  loadSession,
+  type Session,
+  saveSession,
+  sessionNeedsRenewal,
+} from './lib/session.js';
+import { useSessionExpiry } from './lib/use-session-expiry.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AssetDetailPage } from './pages/asset-detail.js';
 import { AssetsPage } from './pages/assets.js';
@@ -42,33 +49,35 @@ export function App() {
     setSession(null);
     setNotice(reason ?? null);
   }, []);
-  const signIn = useCallback((token: string) => {
-    setSession(saveSession(window.sessionStorage, token));
+  const signIn = useCallback((token: string, refreshToken: string | null) => {
+    setSession(saveSession(window.sessionStorage, token, refreshToken));
     setNotice(null);
   }, []);
 
-  // Sign out when the token expires, rather than at the next failed call.
-  useEffect(() => {
-    const expiresAt = session?.claims.expiresAt ?? null;
-    if (expiresAt === null) {
-      return undefined;
-    }
-    const timer = setTimeout(
-      () => signOut('Your session expired. Sign in again.'),
-      Math.min(Math.max(expiresAt - Date.now(), 0), 2_147_000_000),
-    );
-    return () => clearTimeout(timer);
-  }, [session, signOut]);
+  useSessionExpiry(session, setSession, signOut);
 
+  // One client while the same user is signed in: a renewed token is read through the ref.
+  const token = useRef('');
+  token.current = session?.token ?? '';
+  const signedInAs = session === null ? null : session.claims;
+  const identity =
+    signedInAs === null
+      ? null
+      : `${signedInAs.tenantId ?? ''}/${signedInAs.subject}/${signedInAs.admin}`;
+  // Keyed on who is signed in, not on each renewed token (one identity's claims differ but in exp).
   const api = useMemo<Api | null>(
-    () => (session === null ? null : createApi(session.token, session.claims, signOut)),
-    [session, signOut],
+    () => (signedInAs === null ? null : createApi(() => token.current, signedInAs, signOut)),
+    [identity, signOut],
   );
 
   return (
     <Router base="/app">
-      {api === null ? (
+      {api === null || session === null ? (
         <SignInPage notice={notice} onSignIn={signIn} />
+      ) : sessionNeedsRenewal(session, Date.now()) ? (
+        <main id="main" class="sign-in">
+          <p role="status">Renewing your session…</p>
+        </main>
       ) : (
         <ApiContext.Provider value={api}>
           <Layout api={api}>

@@ -4,7 +4,9 @@
  * oidc-provider.ts): the app publishes the sign-in settings and allows the provider's origins in
  * its page policy; "Sign in with …" goes to the provider and comes back signed in with the
  * provider's access token, which the service accepts; an answer whose state was tampered with,
- * or a code exchanged with another PKCE code_verifier, is refused with a message.
+ * or a code exchanged with another PKCE code_verifier, is refused with a message. A short-lived
+ * access token is renewed with the provider's refresh token before it expires (and at once in a
+ * tab reopened after it expired); a refused renewal signs out with the provider's reason.
  *
  * Chromium does not trust the test CA (this process does, through NODE_EXTRA_CA_CERTS: the service
  * fetches the provider's discovery document and JWKS). Its contexts here are opened with
@@ -81,6 +83,45 @@ async function holdAtProvider(page: Page): Promise<URL> {
     throw new Error('the dashboard never went to the authorization endpoint');
   }
   return held;
+}
+
+/** Signs `user` in through the provider; resolves once the dashboard shows the signed-in layout. */
+async function signInThroughProvider(user: { sub: string; tenantId: string }): Promise<Page> {
+  provider.setUser(user);
+  const page = await openSignIn();
+  await page.getByRole('button', { name: 'Sign in with Test IdP' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
+}
+
+/** The token the tab keeps, and its expiry (epoch ms). */
+async function keptToken(page: Page): Promise<{ token: string | null; expiresAt: number }> {
+  const token = await page.evaluate<string | null>(`sessionStorage.getItem('rampart.token')`);
+  const payload =
+    token === null
+      ? { exp: 0 }
+      : (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as {
+          exp: number;
+        });
+  return { token, expiresAt: payload.exp * 1000 };
+}
+
+/** Waits (through the page's own clock, not a sleep) until `at` has passed. */
+async function waitUntilPast(page: Page, at: number): Promise<void> {
+  await expect
+    .poll(() => page.evaluate<number>('Date.now()'), { timeout: 15_000 })
+    .toBeGreaterThan(at);
+}
+
+/** A scan of this tenant, created with a token of the provider. */
+async function scanOf(user: { sub: string; tenantId: string }): Promise<string> {
+  const created = await app.request('/api/v1/scans', {
+    method: 'POST',
+    headers: bearer(await provider.issueAccessToken(user)),
+    json: { target: '127.0.0.2', scanType: 'nmap', name: 'kept across renewals' },
+  });
+  expect(created.status).toBe(201);
+  return created.body.data.id;
 }
 
 describe('signing in to the dashboard with the identity provider', () => {
@@ -196,5 +237,80 @@ describe('signing in to the dashboard with the identity provider', () => {
       await page.evaluate<string | null>(`sessionStorage.getItem('rampart.token')`),
     ).toBeNull();
     await screenshot(page, 'oidc-refused');
+  });
+
+  it('renews its short-lived access token with the refresh token, and works past its expiry', async () => {
+    const user = { sub: 'renewing@idp', tenantId: randomUUID() };
+    const scanId = await scanOf(user);
+    provider.setAccessTokenLifetime(4);
+    try {
+      const before = provider.tokenRequests.length;
+      const page = await signInThroughProvider(user);
+      const first = await keptToken(page);
+      // Renewed at half of the four seconds, before the first token expires.
+      await expect
+        .poll(async () => (await keptToken(page)).token, { timeout: 10_000 })
+        .not.toBe(first.token);
+      expect((await keptToken(page)).expiresAt).toBeGreaterThan(first.expiresAt);
+      await waitUntilPast(page, first.expiresAt + 2_500);
+      // Still signed in, and the calls go out with a live token.
+      await page.getByRole('link', { name: 'Issues' }).click();
+      await page.getByRole('heading', { name: 'Issues', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'Scans' }).click();
+      await page.locator(`tr[data-scan-id="${scanId}"]`).waitFor();
+      const requests = provider.tokenRequests.slice(before).map((request) => request.outcome);
+      expect(requests[0]).toBe('issued');
+      expect(requests.slice(1).length).toBeGreaterThanOrEqual(2);
+      expect(requests.slice(1).every((outcome) => outcome === 'refreshed')).toBe(true);
+      expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    } finally {
+      provider.setAccessTokenLifetime(600);
+    }
+  });
+
+  it('renews at once in a tab reopened after its access token expired', async () => {
+    const user = { sub: 'returning@idp', tenantId: randomUUID() };
+    const scanId = await scanOf(user);
+    provider.setAccessTokenLifetime(3);
+    try {
+      const page = await signInThroughProvider(user);
+      // The tab leaves the dashboard for a page of the same origin without its script (its
+      // timers stop; the tab's storage stays readable), and comes back after the token expired.
+      await page.goto(`${app.url}/app/config.json`);
+      const left = await keptToken(page);
+      const refreshedBefore = provider.tokenRequests.filter(
+        (r) => r.outcome === 'refreshed',
+      ).length;
+      await waitUntilPast(page, left.expiresAt + 500);
+      await page.goto(`${app.url}/app/scans`);
+      await page.locator(`tr[data-scan-id="${scanId}"]`).waitFor();
+      expect((await keptToken(page)).token).not.toBe(left.token);
+      expect(
+        provider.tokenRequests.filter((r) => r.outcome === 'refreshed').length,
+      ).toBeGreaterThan(refreshedBefore);
+    } finally {
+      provider.setAccessTokenLifetime(600);
+    }
+  });
+
+  it('signs out with the provider reason when it refuses to renew', async () => {
+    provider.setAccessTokenLifetime(3);
+    try {
+      const page = await signInThroughProvider({ sub: 'revoked@idp', tenantId: randomUUID() });
+      provider.refuseRefreshes();
+      const notice = page.getByRole('status');
+      await notice.waitFor({ timeout: 10_000 });
+      expect(await notice.textContent()).toBe(
+        'Your session expired and the identity provider refused to renew it: invalid_grant (the refresh token is unknown, used or revoked). Sign in again.',
+      );
+      await page.getByLabel('Dashboard token').waitFor();
+      expect(
+        await page.evaluate<string>(
+          `JSON.stringify([sessionStorage.getItem('rampart.token'), sessionStorage.getItem('rampart.oidc.refresh')])`,
+        ),
+      ).toBe('[null,null]');
+    } finally {
+      provider.setAccessTokenLifetime(600);
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The dashboard's access to the service: the typed client (src/client) with the session's token,
- * shared through a context. A 401 from any call ends the session (the token expired or was
- * refused), so every page signs out the same way.
+ * shared through a context. The token is read at each call (a renewed token takes effect without
+ * a new client, so pages keep their state). A 401 from any call ends the session (the token
+ * expired or was refused), so every page signs out the same way.
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
@@ -23,12 +24,16 @@ export interface Api {
 }
 
 export function createApi(
-  token: string,
+  tokenOf: () => string,
   claims: TokenClaims,
   signOut: (reason?: string) => void,
 ): Api {
-  const client = createRampartClient({ baseUrl: window.location.origin, token });
+  const client = createRampartClient({ baseUrl: window.location.origin });
   client.use({
+    onRequest({ request }) {
+      request.headers.set('Authorization', `Bearer ${tokenOf()}`);
+      return request;
+    },
     onResponse({ response }) {
       if (response.status === 401) {
         signOut('Your session ended (the token expired or was refused). Sign in again.');

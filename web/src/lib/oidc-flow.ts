@@ -1,12 +1,15 @@
 /**
  * The identity provider's sign-in in the browser, with oauth4webapi: discovery of JWT_ISSUER,
- * PKCE (S256), state and nonce, the authorization code exchange as a public client (no secret) and
- * the ID token's checks. The pure parts (settings, storage, token checks, messages) are in oidc.ts.
+ * PKCE (S256), state and nonce, the authorization code exchange as a public client (no secret),
+ * the ID token's checks, and the renewal of the access token with the refresh token the provider
+ * issued. The pure parts (settings, storage, token checks, messages) are in oidc.ts.
  */
 import * as oauth from 'oauth4webapi';
 import {
   accessTokenProblem,
   type OidcSettings,
+  type OidcTokens,
+  readOidcSettings,
   redirectUriFor,
   savePendingSignIn,
   takePendingSignIn,
@@ -55,14 +58,14 @@ export async function startOidcSignIn(settings: OidcSettings, storage: Storage):
 
 /**
  * Completes the sign-in the provider sent the browser back from (`callback` is the address with
- * its code and state): the access token the dashboard then uses. Throws oauth4webapi's errors or
- * an Error with a sentence (describeSignInError).
+ * its code and state): the access token the dashboard then uses, and the refresh token that
+ * renews it. Throws oauth4webapi's errors or an Error with a sentence (describeSignInError).
  */
 export async function finishOidcSignIn(
   settings: OidcSettings,
   storage: Storage,
   callback: URL,
-): Promise<string> {
+): Promise<OidcTokens> {
   const pending = takePendingSignIn(storage);
   if (pending === null) {
     throw new Error(
@@ -84,9 +87,37 @@ export async function finishOidcSignIn(
     expectedNonce: pending.nonce,
     requireIdToken: true,
   });
+  return checkedTokens(tokens, settings, null);
+}
+
+/**
+ * A new access token for the session, from the provider's token endpoint with `refreshToken`
+ * (rotated when the provider sends a new one). The settings are read again: the service may no
+ * longer offer the provider. Throws like finishOidcSignIn (describeRenewalError).
+ */
+export async function renewOidcSession(refreshToken: string): Promise<OidcTokens> {
+  const settings = readOidcSettings(await fetchOidcSettings());
+  if (settings === null) {
+    throw new Error('sign-in with an identity provider is no longer configured on this service');
+  }
+  const server = await discover(settings);
+  const client: oauth.Client = { client_id: settings.clientId };
+  const response = await oauth.refreshTokenGrantRequest(server, client, oauth.None(), refreshToken);
+  const tokens = await oauth.processRefreshTokenResponse(server, client, response);
+  return checkedTokens(tokens, settings, refreshToken);
+}
+
+function checkedTokens(
+  tokens: oauth.TokenEndpointResponse,
+  settings: OidcSettings,
+  previousRefreshToken: string | null,
+): OidcTokens {
   const problem = accessTokenProblem(tokens.access_token, settings, Date.now());
   if (problem !== null) {
     throw new Error(problem);
   }
-  return tokens.access_token;
+  return {
+    accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token ?? previousRefreshToken,
+  };
 }

@@ -6,6 +6,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   accessTokenProblem,
+  describeRenewalError,
   describeSignInError,
   type OidcSettings,
   PENDING_KEY,
@@ -14,6 +15,7 @@ import {
   savePendingSignIn,
   takePendingSignIn,
 } from './oidc.js';
+import { memoryStorage, unsignedJwt } from './testing/browser-fakes.js';
 
 const settings: OidcSettings = {
   issuer: 'https://idp.example/realms/main',
@@ -23,31 +25,7 @@ const settings: OidcSettings = {
   providerName: 'Example SSO',
 };
 
-const encode = (value: unknown) =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(value))))
-    .replace(/=+$/, '')
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_');
-const jwt = (payload: unknown) => `${encode({ alg: 'RS256' })}.${encode(payload)}.c2ln`;
-
-/** sessionStorage's contract over a Map (the tests run without a DOM). */
-function memoryStorage(): Storage {
-  const items = new Map<string, string>();
-  return {
-    get length() {
-      return items.size;
-    },
-    clear: () => items.clear(),
-    getItem: (key) => items.get(key) ?? null,
-    key: (index) => [...items.keys()][index] ?? null,
-    removeItem: (key) => {
-      items.delete(key);
-    },
-    setItem: (key, value) => {
-      items.set(key, String(value));
-    },
-  };
-}
+const jwt = (payload: unknown) => unsignedJwt(payload);
 
 describe('readOidcSettings', () => {
   it('reads the settings of /app/config.json, or null without them', () => {
@@ -158,6 +136,24 @@ describe('describeSignInError', () => {
     );
     expect(describeSignInError(new Error('No sign-in was started.'))).toBe(
       'No sign-in was started.',
+    );
+  });
+});
+
+describe('describeRenewalError', () => {
+  it('gives the token endpoint error of a refused renewal, and other failures after it', () => {
+    const error = new ResponseBodyError('x', {
+      cause: { error: 'invalid_grant', error_description: 'Token is not active' },
+      response: new Response('{}', { status: 400 }),
+    });
+    expect(describeRenewalError(error)).toBe(
+      'Your session expired and the identity provider refused to renew it: invalid_grant (Token is not active). Sign in again.',
+    );
+    expect(describeRenewalError(new TypeError('Failed to fetch'))).toBe(
+      'Your session expired and could not be renewed: The identity provider could not be reached (Failed to fetch). Sign in again.',
+    );
+    expect(describeRenewalError(new Error('the service no longer offers it'))).toBe(
+      'Your session expired and could not be renewed: the service no longer offers it. Sign in again.',
     );
   });
 });

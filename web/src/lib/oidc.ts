@@ -143,6 +143,22 @@ export function describeSignInError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What a sign-in with the provider gives the dashboard. */
+export interface OidcTokens {
+  readonly accessToken: string;
+  /** null when the provider issues none (then the session ends with its access token). */
+  readonly refreshToken: string | null;
+}
+
+/** The sentence shown when the session ends because its renewal failed. */
+export function describeRenewalError(error: unknown): string {
+  if (error instanceof ResponseBodyError) {
+    return `Your session expired and the identity provider refused to renew it: ${explain(error.error, error.error_description)}. Sign in again.`;
+  }
+  const reason = describeSignInError(error);
+  return `Your session expired and could not be renewed: ${reason}${reason.endsWith('.') ? '' : '.'} Sign in again.`;
+}
+
 function explain(code: string, description: string | undefined): string {
   return description === undefined || description === '' ? code : `${code} (${description})`;
 }

@@ -14,7 +14,10 @@ type Provider =
   | { readonly state: 'loading' }
   | { readonly state: 'ready'; readonly settings: OidcSettings | null };
 
-export function SignInPage(props: { notice: string | null; onSignIn: (token: string) => void }) {
+export function SignInPage(props: {
+  notice: string | null;
+  onSignIn: (token: string, refreshToken: string | null) => void;
+}) {
   const [token, setToken] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [provider, setProvider] = useState<Provider>({ state: 'loading' });
@@ -44,9 +47,9 @@ export function SignInPage(props: { notice: string | null; onSignIn: (token: str
     }
     setBusy(`Signing in with ${settings.providerName}…`);
     finishOidcSignIn(settings, window.sessionStorage, new URL(window.location.href))
-      .then((accessToken) => {
+      .then((tokens) => {
         navigate('/', { replace: true });
-        onSignIn(accessToken);
+        onSignIn(tokens.accessToken, tokens.refreshToken);
       })
       .catch((error: unknown) => {
         navigate('/', { replace: true });
@@ -69,7 +72,7 @@ export function SignInPage(props: { notice: string | null; onSignIn: (token: str
     const found = tokenProblem(token, Date.now());
     setProblem(found);
     if (found === null) {
-      onSignIn(token);
+      onSignIn(token, null);
     }
   };
 
