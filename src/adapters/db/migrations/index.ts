@@ -17,6 +17,7 @@ import { migration0017 } from './0017-webhook-filters.js';
 import { migration0018 } from './0018-schedule-assets.js';
 import { migration0019 } from './0019-scan-trace-context.js';
 import { migration0020 } from './0020-retention.js';
+import { migration0021 } from './0021-usage-by-creation.js';
 
 /**
  * A numbered migration: statements run in order inside one transaction. Migrations are
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0018,
   migration0019,
   migration0020,
+  migration0021,
 ];
