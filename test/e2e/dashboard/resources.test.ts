@@ -104,7 +104,10 @@ describe('the dashboard resource pages', { timeout: 90_000 }, () => {
       triagedBy: 'dana',
       triageExpiresAt: new Date('2099-01-02T03:04').toISOString(),
     });
-    expect(await page.getByTestId('triage-in-effect').textContent()).toContain('behind the VPN');
+    // The page reloads the issue after the save: its triage in effect follows.
+    await expect
+      .poll(() => page.getByTestId('triage-in-effect').textContent())
+      .toContain('behind the VPN');
     await page.getByRole('row', { name: /triage none → accepted_risk/ }).waitFor();
 
     // Back to the list still filtered on triage none: two left, both selected and triaged.
