@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createOutageLog } from './outage-log.js';
 import { startPeriodicRound } from './periodic-round.js';
 
@@ -93,5 +93,43 @@ describe('a periodic round', () => {
     expect(lines.filter((line) => line === 'database unreachable')).toHaveLength(1);
     // Said after the fourth round (the first whose result shows an answer), not the third.
     expect(stamps[1]).toBeGreaterThanOrEqual(4);
+  });
+
+  it('runs one round at a time when rounds outlast the interval, without piling them up', async () => {
+    vi.useFakeTimers();
+    try {
+      const { outage } = quietLog();
+      let started = 0;
+      let release: () => void = () => undefined;
+      const loop = startPeriodicRound({
+        async round() {
+          started += 1;
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          return true;
+        },
+        initial: true,
+        intervalMs: 100,
+        enabled: true,
+        outage,
+        what: 'testing',
+        component: 'test',
+      });
+      // Ten ticks while the first round is held.
+      await vi.advanceTimersByTimeAsync(1_050);
+      expect(started).toBe(1);
+      release();
+      await vi.advanceTimersByTimeAsync(0);
+      // Nothing was queued behind it: the next round waits for the next tick.
+      expect(started).toBe(1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(started).toBe(2);
+      release();
+      await loop.stop();
+      expect(started).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

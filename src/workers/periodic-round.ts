@@ -1,9 +1,10 @@
 /**
  * A background loop of a process: every `intervalMs` one round, never two at once (a round asked
- * for while one runs follows it), its database failures reported to the process's outage log (an
- * outage is said once, and the next round tries again). `runOnce()` runs a round now (tests);
- * `stop()` lets the round under way see `stopped()` and waits for it. The asset re-verifier and
- * retention run on it.
+ * for while one runs follows it; a tick while the timer's own round is queued or under way adds
+ * none, so rounds longer than the interval do not pile up), its database failures reported to the
+ * process's outage log (an outage is said once, and the next round tries again). `runOnce()` runs
+ * a round now (tests); `stop()` lets the round under way see `stopped()` and waits for it. The
+ * asset re-verifier and retention run on it.
  */
 import type { OutageLog } from './outage-log.js';
 
@@ -41,21 +42,32 @@ export function startPeriodicRound<T>(options: {
     return running;
   };
   const runOnce = () => queue(() => undefined);
+  /** The timer's round is queued or under way: a tick meanwhile has nothing to add. */
+  let timerRound = false;
   const timer = options.enabled
     ? setInterval(() => {
+        if (timerRound) {
+          // A round longer than the interval: the first tick after it starts the next one.
+          return;
+        }
+        timerRound = true;
         // Marked when the round begins, not when it is queued behind a long one.
         let began = outage.begin();
         queue(() => {
           began = outage.begin();
-        }).then(
-          (result) => {
-            if (options.answered?.(result) ?? true) {
-              outage.succeeded(began);
-            }
-          },
-          (error: unknown) =>
-            outage.failed(error, began, options.what, { component: options.component }),
-        );
+        })
+          .finally(() => {
+            timerRound = false;
+          })
+          .then(
+            (result) => {
+              if (options.answered?.(result) ?? true) {
+                outage.succeeded(began);
+              }
+            },
+            (error: unknown) =>
+              outage.failed(error, began, options.what, { component: options.component }),
+          );
       }, options.intervalMs)
     : null;
   timer?.unref();
