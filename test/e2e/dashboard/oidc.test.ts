@@ -194,6 +194,7 @@ describe('signing in to the dashboard with the identity provider', () => {
     const request = await holdAtProvider(page);
     expect(request.searchParams.get('code_challenge_method')).toBe('S256');
     expect(request.searchParams.get('redirect_uri')).toBe(`${app.url}/app/callback`);
+    expect(request.searchParams.get('audience')).toBe(AUDIENCE);
     const before = provider.tokenRequests.length;
     // The provider sends the browser back with a state this tab never made.
     request.searchParams.set('state', 'forged-state');

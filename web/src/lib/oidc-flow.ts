@@ -51,6 +51,10 @@ export async function startOidcSignIn(settings: OidcSettings, storage: Storage):
     nonce: pending.nonce,
     code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
+    // The API the access token is for: providers such as Auth0 issue a JWT access token for it
+    // only when asked this way (an opaque one otherwise); others ignore the parameter (RFC 6749
+    // section 3.1: unrecognized request parameters are ignored).
+    audience: settings.audience,
   }).toString();
   savePendingSignIn(storage, pending);
   window.location.assign(url.href);
